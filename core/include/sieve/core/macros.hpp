@@ -1,0 +1,24 @@
+// Sieve — backend-neutral macros.
+//
+// Header-only, no Kokkos, no CUDA runtime: every rule in core/ is callable from
+// host code compiled by any C++17 compiler and from device code compiled by
+// nvcc / hipcc (then the functions are __host__ __device__).
+#pragma once
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define SIEVE_HOST_DEVICE __host__ __device__
+#else
+#define SIEVE_HOST_DEVICE
+#endif
+
+#define SIEVE_INLINE SIEVE_HOST_DEVICE inline
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SIEVE_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SIEVE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SIEVE_RESTRICT __restrict__
+#else
+#define SIEVE_LIKELY(x) (x)
+#define SIEVE_UNLIKELY(x) (x)
+#define SIEVE_RESTRICT
+#endif

@@ -1,0 +1,82 @@
+// Sieve — the rules every face follows, written once.
+//
+// Scratch-size arithmetic, the keep predicate, the locality trigger rule, the
+// reorder destination rule and the span clamp. Host and device callable; the
+// CUDA kernels, the OpenMP twins and the portable Kokkos path all call these,
+// which is what makes their outputs agree to the bit.
+#pragma once
+
+#include <sieve/core/types.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sieve {
+
+/// Bytes of scratch the compaction of `n` samples needs: three `idx_t` planes
+/// of `max(n, 1)` (predicate, inclusive scan, scan block sums). The contents are
+/// internal; no face touches a byte past this size. O(1), host and device.
+SIEVE_INLINE constexpr std::size_t compactScratchBytes(std::int64_t n) {
+  return std::size_t(3) * sizeof(idx_t) * static_cast<std::size_t>(n > 1 ? n : 1);
+}
+
+namespace Impl {
+/// Byte offset of the staging plane inside the reorder scratch: the compaction
+/// scratch rounded up to 16 bytes.
+SIEVE_INLINE constexpr std::size_t reorderStageOffset(std::int64_t n) {
+  return (compactScratchBytes(n) + 15u) & ~std::size_t(15u);
+}
+/// Bytes of one staging element: the widest plane, `perm` included (4 bytes).
+SIEVE_INLINE constexpr std::size_t reorderStageElemBytes(std::uint32_t maxElemBytes) {
+  return maxElemBytes > 4u ? maxElemBytes : 4u;
+}
+} // namespace Impl
+
+/// Bytes of scratch a reorder (or restore) of `n` samples needs: the
+/// compaction scratch rounded up to 16 bytes, then one staging plane of
+/// `max(n, 1)` elements of `max(maxElemBytes, 4)` bytes. O(1), host and device.
+SIEVE_INLINE constexpr std::size_t reorderScratchBytes(std::int64_t n, std::uint32_t maxElemBytes) {
+  return Impl::reorderStageOffset(n) +
+         static_cast<std::size_t>(n > 1 ? n : 1) * Impl::reorderStageElemBytes(maxElemBytes);
+}
+
+namespace Impl {
+
+/// Whether a mask byte keeps its sample under `flags`.
+SIEVE_INLINE constexpr bool keeps(std::uint8_t maskByte, std::uint32_t flags) {
+  return (maskByte != 0) != ((flags & kCompactMaskIsDrop) != 0);
+}
+
+/// The trigger rule, shared by every face so that they agree to the bit:
+/// fire when the kept samples fill less than `theta` of the 32-sample groups
+/// they occupy, a reorder would shrink the span, and the span is large enough
+/// for the moves to pay. Evaluated in double precision.
+SIEVE_INLINE constexpr std::uint32_t triggerFires(std::uint32_t count, std::uint32_t live32,
+                                                  std::uint32_t span, float theta) {
+  return (static_cast<double>(count) <
+              static_cast<double>(theta) * 32.0 * static_cast<double>(live32) &&
+          count < span && span >= kReorderMinSpan)
+             ? 1u
+             : 0u;
+}
+
+/// The span a reorder moves over: the span word, clamped to `n` (a span past
+/// the batch can never address memory past the planes).
+SIEVE_INLINE constexpr std::int64_t effectiveSpan(std::uint32_t span, std::int64_t n) {
+  return static_cast<std::int64_t>(span) < n ? static_cast<std::int64_t>(span) : n;
+}
+
+/// Where slot `i` goes in a reorder (a stable partition of `[0, span)`): kept
+/// -> `incl - 1`, dropped -> after the kept ones, in order. `incl` is the
+/// inclusive count of kept samples over `[0, i]`, `cnt` the kept count over
+/// `[0, span)`.
+SIEVE_INLINE constexpr std::int64_t reorderDst(bool kept, std::int64_t i, std::int64_t incl,
+                                               std::int64_t cnt) {
+  return kept ? incl - 1 : cnt + (i - incl);
+}
+
+/// Number of aligned 32-sample groups covering `[0, n)`.
+SIEVE_INLINE constexpr std::int64_t groups32(std::int64_t n) { return (n + 31) / 32; }
+
+} // namespace Impl
+} // namespace sieve

@@ -1,0 +1,181 @@
+// Sieve — cpu::Scan, the OpenMP prefix scan (host twin of cuda::Scan).
+//
+// Inclusive: out[i] = init (+) in[0] (+) ... (+) in[i].
+// Exclusive: out[0] = init, out[i] = init (+) in[0] (+) ... (+) in[i-1].
+//
+// Layout: the input is cut into blocks of `blockSize_` elements. Every block's
+// total is folded left to right into blockSums[b]; the prefix of a block is the
+// left-to-right fold of `init` and the totals before it; the block is then
+// scanned left to right from its prefix. The association order depends on the
+// block size only, never on the thread count, so even floating-point results
+// are identical at any number of threads (and run to run).
+//
+// The blocks are processed in rounds sized so that a thread's share of a round
+// stays in its L2 cache between the totals pass and the scan pass: memory sees
+// one read of `in` and one write of `out`. One team barrier per round.
+#pragma once
+
+#include <sieve/core/types.hpp>
+#include <sieve/core/validate.hpp>
+#include <sieve/native/host/isa.hpp>
+#include <sieve/native/host/team.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+
+namespace sieve {
+namespace Impl {
+
+/// Bytes of input a thread takes per scan round (fits the L2 with its output).
+inline constexpr std::int64_t kScanRoundBytesPerThread = 192 * 1024;
+
+/// 32-bit integer sums run the vectorised hot loop of the library (isa.hpp).
+template <class T, class OP>
+inline constexpr bool kScanFast32 =
+    std::is_same_v<OP, ::sieve::Sum> && std::is_integral_v<T> && sizeof(T) == 4;
+
+/// Fold of in[0..len) (len >= 1), left to right.
+template <class T, class OP>
+inline T foldBlock(const T* SIEVE_RESTRICT in, std::int64_t len, const OP& op) {
+  if constexpr (std::is_same_v<OP, ::sieve::Sum> && std::is_integral_v<T>) {
+    // Integer sums reassociate exactly: let the compiler vectorise.
+    using U = std::make_unsigned_t<T>;
+    U acc = 0;
+    for (std::int64_t i = 0; i < len; ++i) acc = static_cast<U>(acc + static_cast<U>(in[i]));
+    return static_cast<T>(acc);
+  } else {
+    T acc = in[0];
+    for (std::int64_t i = 1; i < len; ++i) acc = op(acc, in[i]);
+    return acc;
+  }
+}
+
+/// Scan in[0..len) into out starting from `pre` (in == out allowed).
+template <class T, class OP, bool Inclusive>
+inline void scanBlock(const T* in, T* out, std::int64_t len, T pre, const OP& op) {
+  if constexpr (kScanFast32<T, OP>) {
+    hostScanSum32(reinterpret_cast<const std::uint32_t*>(in), reinterpret_cast<std::uint32_t*>(out),
+                  len, static_cast<std::uint32_t>(pre), Inclusive);
+  } else {
+    T acc = pre;
+    for (std::int64_t i = 0; i < len; ++i) {
+      const T v = in[i];
+      if constexpr (Inclusive) {
+        acc = op(acc, v);
+        out[i] = acc;
+      } else {
+        out[i] = acc;
+        acc = op(acc, v);
+      }
+    }
+  }
+}
+
+/// The team body of the host scan: every thread of the team calls it with the
+/// same arguments. blockSums[b] receives the total of block b.
+template <class T, class OP, bool Inclusive, unsigned B>
+void scanTeamBody(const TeamCtx& t, const T* in, T* out, T* blockSums, std::int64_t n,
+                  const T& init, const OP& op) {
+  static_assert(B > 0, "sieve::cpu::Scan: blockSize_ must be positive");
+  if (n <= 0) return;
+  const std::int64_t nb = (n + B - 1) / B;
+  std::int64_t k = kScanRoundBytesPerThread / static_cast<std::int64_t>(B * sizeof(T));
+  if (k < 1) k = 1;
+  const std::int64_t perRound = k * t.size;
+  T running = init; // private; every thread computes the same chain of values
+  for (std::int64_t r0 = 0; r0 < nb; r0 += perRound) {
+    const std::int64_t r1 = r0 + perRound < nb ? r0 + perRound : nb;
+    std::int64_t s0, s1;
+    teamShare(t, r1 - r0, s0, s1);
+    s0 += r0;
+    s1 += r0;
+    for (std::int64_t b = s0; b < s1; ++b) {
+      const std::int64_t lo = b * B, hi = lo + B < n ? lo + B : n;
+      blockSums[b] = foldBlock<T, OP>(in + lo, hi - lo, op);
+    }
+    teamBarrier(t);
+    T pre = running;
+    for (std::int64_t b = r0; b < s0; ++b) pre = op(pre, blockSums[b]);
+    for (std::int64_t b = s0; b < s1; ++b) {
+      const std::int64_t lo = b * B, hi = lo + B < n ? lo + B : n;
+      scanBlock<T, OP, Inclusive>(in + lo, out + lo, hi - lo, pre, op);
+      pre = op(pre, blockSums[b]);
+    }
+    for (std::int64_t b = r0; b < r1; ++b) running = op(running, blockSums[b]);
+  }
+}
+
+/// Elements per thread below which a scan does not split further.
+inline constexpr std::int64_t kScanMinPerThread = 32 * 1024;
+
+} // namespace Impl
+
+namespace cpu {
+
+/// OpenMP parallel prefix scan (host twin of cuda::Scan).
+///
+/// `in` and `out` hold `n` elements (`out == in` scans in place);
+/// `blockSums` must hold at least `n` elements (it uses ceil(n / blockSize_)).
+/// `OP` is an associative functor `T(T, T)` (sieve::Sum, Min, Max or a user's);
+/// `init` defaults to the operator's identity. O(n) work, blocking.
+/// Throws std::invalid_argument for n < 0, n > INT32_MAX, null, misaligned or
+/// overlapping arrays.
+struct Scan {
+  /// Context-aware scan: called by every thread of an active parallel region it
+  /// work-shares over that team (the blocks split across the threads, the
+  /// block prefixes after a team barrier); outside one, it opens its own
+  /// parallel region with the OpenMP default thread count.
+  template <class T, class OP, bool Inclusive, unsigned blockSize_ = 1024>
+  static void scan(const T* in, T* out, T* blockSums, std::int64_t n,
+                   const T& init = identityOf<OP, T>(), const OP& op = OP()) {
+    Impl::checkScan("sieve::cpu::Scan", in, out, blockSums, n);
+    if (Impl::hostInParallel()) {
+      Impl::scanTeamBody<T, OP, Inclusive, blockSize_>(Impl::enclosingTeam(), in, out, blockSums,
+                                                       n, init, op);
+      return;
+    }
+    scan<T, OP, Inclusive, blockSize_>(HostTeam{}, in, out, blockSums, n, init, op);
+  }
+
+  /// Scan on a team of `team.threads` threads in a parallel region of its own
+  /// (nested when called inside one), whatever the calling context.
+  template <class T, class OP, bool Inclusive, unsigned blockSize_ = 1024>
+  static void scan(HostTeam team, const T* in, T* out, T* blockSums, std::int64_t n,
+                   const T& init = identityOf<OP, T>(), const OP& op = OP()) {
+    Impl::checkScan("sieve::cpu::Scan", in, out, blockSums, n);
+    const int threads = Impl::teamSizeFor(team, n, Impl::kScanMinPerThread);
+    Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {
+      Impl::scanTeamBody<T, OP, Inclusive, blockSize_>(t, in, out, blockSums, n, init, op);
+    });
+  }
+
+  /// Inclusive scan (context-aware, see scan()).
+  template <class T, class OP, unsigned blockSize_ = 1024>
+  static void inclusive(const T* in, T* out, T* blockSums, std::int64_t n,
+                        const T& init = identityOf<OP, T>(), const OP& op = OP()) {
+    scan<T, OP, true, blockSize_>(in, out, blockSums, n, init, op);
+  }
+  /// Inclusive scan on a team of its own.
+  template <class T, class OP, unsigned blockSize_ = 1024>
+  static void inclusive(HostTeam team, const T* in, T* out, T* blockSums, std::int64_t n,
+                        const T& init = identityOf<OP, T>(), const OP& op = OP()) {
+    scan<T, OP, true, blockSize_>(team, in, out, blockSums, n, init, op);
+  }
+  /// Exclusive scan (context-aware, see scan()).
+  template <class T, class OP, unsigned blockSize_ = 1024>
+  static void exclusive(const T* in, T* out, T* blockSums, std::int64_t n,
+                        const T& init = identityOf<OP, T>(), const OP& op = OP()) {
+    scan<T, OP, false, blockSize_>(in, out, blockSums, n, init, op);
+  }
+  /// Exclusive scan on a team of its own.
+  template <class T, class OP, unsigned blockSize_ = 1024>
+  static void exclusive(HostTeam team, const T* in, T* out, T* blockSums, std::int64_t n,
+                        const T& init = identityOf<OP, T>(), const OP& op = OP()) {
+    scan<T, OP, false, blockSize_>(team, in, out, blockSums, n, init, op);
+  }
+};
+
+} // namespace cpu
+} // namespace sieve

@@ -1,0 +1,88 @@
+// Sieve — compactHost: fused count-then-write compaction on an OpenMP team.
+//
+// Every thread takes a contiguous, 64-aligned part of the samples, counts its
+// kept samples (and, with a trigger, its live 32-sample groups), and after one
+// team barrier writes the indices of its part at its offset: the mask is read
+// twice and nothing else is read. (Rounds small enough to re-read the mask from
+// L2 cost more in barriers than they save: the index writes dominate.) The hot
+// loops (kernels_*.cpp) write many indices at a time with unconditional vector
+// stores that stay inside the thread's own slots of the map (the slack is
+// overwritten in order), and exactly, bit by bit, near the end of those slots:
+// no slot at or past the count, nor another thread's slot, is ever written.
+#include <sieve/core/rules.hpp>
+#include <sieve/core/validate.hpp>
+#include <sieve/native/host/compact.hpp>
+#include <sieve/native/host/team.hpp>
+
+#include "kernels.hpp"
+
+#include <cstdint>
+
+namespace sieve {
+namespace Impl {
+namespace {
+
+/// Samples per thread below which compaction does not split further.
+constexpr std::int64_t kCompactMinPerThread = 64 * 1024;
+
+void compactTeamBody(const TeamCtx& t, const HostKernels& kern, const std::uint8_t* mask,
+                     std::uint32_t flags, std::int32_t* map, std::uint32_t* count,
+                     const ReorderTrigger* trig, std::int64_t n, std::uint32_t* shared) {
+  std::int64_t u0, u1;
+  teamShare(t, (n + 63) / 64, u0, u1);
+  const std::int64_t a = u0 * 64, b = u1 * 64 < n ? u1 * 64 : n;
+  std::uint32_t kept = 0, live = 0;
+  if (a < b) kern.count(mask, flags, a, b, &kept, &live);
+  std::int64_t offset = 0, total = kept, liveTotal = live;
+  if (t.size > 1) {
+    shared[t.id] = kept;
+    shared[t.size + t.id] = live;
+    teamBarrier(t);
+    total = liveTotal = 0;
+    for (int j = 0; j < t.size; ++j) {
+      if (j < t.id) offset += shared[j];
+      total += shared[j];
+      liveTotal += shared[t.size + j];
+    }
+  }
+  if (kept > 0) kern.write(mask, flags, a, b, map, offset, offset + kept);
+  if (t.id == 0) {
+    *count = static_cast<std::uint32_t>(total);
+    if (trig != nullptr) {
+      *trig->live32 = static_cast<std::uint32_t>(liveTotal);
+      *trig->fire = triggerFires(static_cast<std::uint32_t>(total),
+                                 static_cast<std::uint32_t>(liveTotal), *trig->span, trig->theta);
+    }
+  }
+}
+
+} // namespace
+} // namespace Impl
+
+void compactHost(HostTeam team, const std::uint8_t* mask, std::uint32_t flags,
+                 std::int32_t* indexMap, std::uint32_t* count, void* scratch, std::int64_t n,
+                 const ReorderTrigger* trig) {
+  constexpr const char* fn = "sieve::compactHost";
+  Impl::checkCompact(fn, mask, flags, indexMap, count, scratch, n);
+  if (trig != nullptr) Impl::checkTrigger(fn, *trig);
+  // Threads share 2 words each of the scratch: at most 2 * n /
+  // kCompactMinPerThread words, far below its 3 * n (none for one thread).
+  const int threads = Impl::teamSizeFor(team, n, Impl::kCompactMinPerThread);
+  auto* shared = static_cast<std::uint32_t*>(scratch);
+  const Impl::HostKernels& kern = Impl::hostKernels();
+  Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {
+    Impl::compactTeamBody(t, kern, mask, flags, indexMap, count, trig, n, shared);
+  });
+}
+
+void compactHost(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* indexMap,
+                 std::uint32_t* count, void* scratch, std::int64_t n, const ReorderTrigger* trig) {
+  compactHost(HostTeam{}, mask, flags, indexMap, count, scratch, n, trig);
+}
+
+void compactHost(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* indexMap,
+                 std::uint32_t* count, void* scratch, std::int64_t n) {
+  compactHost(HostTeam{}, mask, flags, indexMap, count, scratch, n, nullptr);
+}
+
+} // namespace sieve

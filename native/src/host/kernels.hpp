@@ -1,0 +1,45 @@
+// Sieve (private) — the hot loops of the host twins, one table per instruction
+// set. Every entry of every table produces the same bytes; the tables differ in
+// speed only.
+#pragma once
+
+#include <sieve/native/host/isa.hpp>
+
+#include <cstdint>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && \
+    !defined(__NVCOMPILER)
+#define SIEVE_HOST_X86_DISPATCH 1
+#define SIEVE_TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
+#define SIEVE_TARGET_AVX512 \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi2,avx2,bmi,bmi2,popcnt")))
+#else
+#define SIEVE_HOST_X86_DISPATCH 0
+#endif
+
+namespace sieve {
+namespace Impl {
+
+struct HostKernels {
+  /// Kept samples and live aligned 32-groups of [a, b); a % 64 == 0.
+  void (*count)(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a, std::int64_t b,
+                std::uint32_t* kept, std::uint32_t* live);
+  /// Indices of the kept samples of [a, b) into map[pos, end), end - pos being
+  /// their exact number; a % 64 == 0. Writes no slot outside [pos, end).
+  void (*write)(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a, std::int64_t b,
+                std::int32_t* map, std::int64_t pos, std::int64_t end);
+  /// See hostScanSum32.
+  std::uint32_t (*scanSum32)(const std::uint32_t* in, std::uint32_t* out, std::int64_t len,
+                             std::uint32_t pre, bool inclusive);
+};
+
+const HostKernels& hostKernels();
+
+const HostKernels& hostKernelsPortable();
+#if SIEVE_HOST_X86_DISPATCH
+const HostKernels& hostKernelsAvx2();
+const HostKernels& hostKernelsAvx512();
+#endif
+
+} // namespace Impl
+} // namespace sieve

@@ -1,0 +1,115 @@
+// Sieve — the host hot loops for the architecture's baseline (SSE2 on x86-64,
+// plain C++ elsewhere).
+#include "kernels.hpp"
+#include "maskbits.hpp"
+
+#include <cstdint>
+
+namespace sieve {
+namespace Impl {
+namespace {
+
+void countPortable(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a, std::int64_t b,
+                   std::uint32_t* kept, std::uint32_t* live) {
+  std::uint32_t c = 0, l = 0;
+  const std::uint32_t flip = keepFlip16(flags);
+  std::int64_t i = a;
+  for (; i + 32 <= b; i += 32) {
+    const std::uint32_t bits = keepBits16(mask + i, flip) | (keepBits16(mask + i + 16, flip) << 16);
+    c += popcount32(bits);
+    l += bits != 0u;
+  }
+  if (i < b) {
+    const std::uint32_t bits = keepBitsTail(mask + i, b - i, flags);
+    c += popcount32(bits);
+    l += bits != 0u;
+  }
+  *kept = c;
+  *live = l;
+}
+
+void writePortable(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a, std::int64_t b,
+                   std::int32_t* map, std::int64_t pos, std::int64_t end) {
+  const std::uint32_t flip = keepFlip16(flags);
+  std::int64_t i = a;
+  for (; i + 16 <= b; i += 16) {
+    std::uint32_t bits = keepBits16(mask + i, flip);
+    if (bits == 0u) continue;
+    if (pos + 16 <= end) {
+      // Unconditional stores of 8 slots per byte of bits; they stay inside
+      // [pos, end) and the slack is overwritten, in order, by what follows.
+      const std::uint32_t lo = bits & 0xFFu, hi = bits >> 8;
+      const auto base = static_cast<std::int32_t>(i);
+#if defined(__SSE2__)
+      const __m128i b0 = _mm_set1_epi32(base), b1 = _mm_set1_epi32(base + 8);
+      const auto* tl = reinterpret_cast<const __m128i*>(kBitLut.pos[lo]);
+      const auto* th = reinterpret_cast<const __m128i*>(kBitLut.pos[hi]);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(map + pos), _mm_add_epi32(_mm_load_si128(tl), b0));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(map + pos + 4),
+                       _mm_add_epi32(_mm_load_si128(tl + 1), b0));
+      pos += kBitLut.pop[lo];
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(map + pos), _mm_add_epi32(_mm_load_si128(th), b1));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(map + pos + 4),
+                       _mm_add_epi32(_mm_load_si128(th + 1), b1));
+      pos += kBitLut.pop[hi];
+#else
+      for (int k = 0; k < 8; ++k) map[pos + k] = base + kBitLut.pos[lo][k];
+      pos += kBitLut.pop[lo];
+      for (int k = 0; k < 8; ++k) map[pos + k] = base + 8 + kBitLut.pos[hi][k];
+      pos += kBitLut.pop[hi];
+#endif
+    } else {
+      for (; bits != 0u; bits &= bits - 1u) map[pos++] = static_cast<std::int32_t>(i + ctz32(bits));
+    }
+  }
+  for (; i < b; ++i)
+    if (keeps(mask[i], flags)) map[pos++] = static_cast<std::int32_t>(i);
+}
+
+std::uint32_t scanSum32Portable(const std::uint32_t* in, std::uint32_t* out, std::int64_t len,
+                                std::uint32_t pre, bool inclusive) {
+  std::int64_t i = 0;
+#if defined(__SSE2__)
+  // In-register prefix of 4 lanes, two vectors per step; the carry chain is
+  // one add per 8 elements (each vector's total is formed off the chain).
+  __m128i carry = _mm_set1_epi32(static_cast<int>(pre));
+  for (; i + 8 <= len; i += 8) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i + 4));
+    __m128i pa = _mm_add_epi32(a, _mm_slli_si128(a, 4));
+    __m128i pb = _mm_add_epi32(b, _mm_slli_si128(b, 4));
+    pa = _mm_add_epi32(pa, _mm_slli_si128(pa, 8));
+    pb = _mm_add_epi32(pb, _mm_slli_si128(pb, 8));
+    const __m128i ta = _mm_shuffle_epi32(pa, 0xFF);
+    const __m128i ia = _mm_add_epi32(pa, carry);
+    const __m128i ib = _mm_add_epi32(_mm_add_epi32(pb, ta), carry);
+    if (inclusive) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), ia);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 4), ib);
+    } else {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_sub_epi32(ia, a));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 4), _mm_sub_epi32(ib, b));
+    }
+    carry = _mm_add_epi32(carry, _mm_add_epi32(ta, _mm_shuffle_epi32(pb, 0xFF)));
+  }
+  pre = static_cast<std::uint32_t>(_mm_cvtsi128_si32(carry));
+#endif
+  std::uint32_t acc = pre;
+  for (; i < len; ++i) {
+    const std::uint32_t v = in[i];
+    const std::uint32_t next = acc + v;
+    out[i] = inclusive ? next : acc;
+    acc = next;
+  }
+  return acc;
+}
+
+} // namespace
+
+const HostKernels& hostKernelsPortable() {
+  static const HostKernels k{countPortable, writePortable, scanSum32Portable};
+  return k;
+}
+
+} // namespace Impl
+} // namespace sieve

@@ -1,0 +1,246 @@
+// Sieve — the host hot loops in AVX2 and AVX-512 (x86-64, chosen at run time;
+// only these functions carry the target attributes, the rest of the library is
+// built for the baseline).
+#include "kernels.hpp"
+
+#if SIEVE_HOST_X86_DISPATCH
+
+#include "maskbits.hpp"
+
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12 reports its own _mm512_undefined_* intrinsics as maybe-uninitialized.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+namespace sieve {
+namespace Impl {
+namespace {
+
+// ---------------------------------------------------------------- AVX2 -----
+
+/// Keep bits of 32 samples.
+SIEVE_TARGET_AVX2 inline std::uint32_t keep32Avx2(const std::uint8_t* p, std::uint32_t flip32) {
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  const auto zero =
+      static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256())));
+  return zero ^ flip32; // flip32 = ~0 keeps non-zero bytes, 0 keeps zero bytes
+}
+
+SIEVE_TARGET_AVX2 void countAvx2(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a,
+                                 std::int64_t b, std::uint32_t* kept, std::uint32_t* live) {
+  const std::uint32_t flip32 = (flags & kCompactMaskIsDrop) ? 0u : 0xFFFFFFFFu;
+  std::uint64_t c = 0, l = 0;
+  std::int64_t i = a;
+  for (; i + 32 <= b; i += 32) {
+    const std::uint32_t bits = keep32Avx2(mask + i, flip32);
+    c += static_cast<std::uint64_t>(_mm_popcnt_u32(bits));
+    l += bits != 0u;
+  }
+  if (i < b) {
+    const std::uint32_t bits = keepBitsTail(mask + i, b - i, flags);
+    c += static_cast<std::uint64_t>(_mm_popcnt_u32(bits));
+    l += bits != 0u;
+  }
+  *kept = static_cast<std::uint32_t>(c);
+  *live = static_cast<std::uint32_t>(l);
+}
+
+SIEVE_TARGET_AVX2 void writeAvx2(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a,
+                                 std::int64_t b, std::int32_t* map, std::int64_t pos,
+                                 std::int64_t end) {
+  const std::uint32_t flip32 = (flags & kCompactMaskIsDrop) ? 0u : 0xFFFFFFFFu;
+  std::int64_t i = a;
+  for (; i + 32 <= b; i += 32) {
+    std::uint32_t bits = keep32Avx2(mask + i, flip32);
+    if (pos + 32 <= end) {
+      // One table row (8 slots) per byte of bits, stored unconditionally inside
+      // [pos, end); the slack is overwritten in order by what follows.
+      __m256i base = _mm256_set1_epi32(static_cast<int>(i));
+      const __m256i eight = _mm256_set1_epi32(8);
+      for (int q = 0; q < 4; ++q) {
+        const std::uint32_t m = (bits >> (8 * q)) & 0xFFu;
+        const __m256i row = _mm256_load_si256(reinterpret_cast<const __m256i*>(kBitLut.pos[m]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(map + pos), _mm256_add_epi32(row, base));
+        pos += kBitLut.pop[m];
+        base = _mm256_add_epi32(base, eight);
+      }
+    } else {
+      for (; bits != 0u; bits &= bits - 1u)
+        map[pos++] = static_cast<std::int32_t>(i + _tzcnt_u32(bits));
+    }
+  }
+  for (; i < b; ++i)
+    if (keeps(mask[i], flags)) map[pos++] = static_cast<std::int32_t>(i);
+}
+
+/// Inclusive prefix of the 8 lanes of x.
+SIEVE_TARGET_AVX2 inline __m256i prefix8Avx2(__m256i x) {
+  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
+  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
+  const __m256i low3 = _mm256_shuffle_epi32(x, 0xFF);                // lane 3 of each half
+  return _mm256_add_epi32(x, _mm256_permute2x128_si256(low3, low3, 0x08)); // into the high half
+}
+
+SIEVE_TARGET_AVX2 std::uint32_t scanSum32Avx2(const std::uint32_t* in, std::uint32_t* out,
+                                              std::int64_t len, std::uint32_t pre,
+                                              bool inclusive) {
+  const __m256i last = _mm256_set1_epi32(7);
+  __m256i carry = _mm256_set1_epi32(static_cast<int>(pre));
+  std::int64_t i = 0;
+  for (; i + 32 <= len; i += 32) {
+    __m256i x[4], p[4], t[4];
+    for (int k = 0; k < 4; ++k) {
+      x[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8 * k));
+      p[k] = prefix8Avx2(x[k]);
+      t[k] = _mm256_permutevar8x32_epi32(p[k], last);
+    }
+    __m256i off = carry;
+    for (int k = 0; k < 4; ++k) {
+      const __m256i incl = _mm256_add_epi32(p[k], off);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8 * k),
+                          inclusive ? incl : _mm256_sub_epi32(incl, x[k]));
+      off = _mm256_add_epi32(off, t[k]);
+    }
+    carry = off;
+  }
+  std::uint32_t acc = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(carry));
+  for (; i < len; ++i) {
+    const std::uint32_t v = in[i];
+    const std::uint32_t next = acc + v;
+    out[i] = inclusive ? next : acc;
+    acc = next;
+  }
+  return acc;
+}
+
+// -------------------------------------------------------------- AVX-512 -----
+
+/// Keep bits of 64 samples.
+SIEVE_TARGET_AVX512 inline std::uint64_t keep64Avx512(const std::uint8_t* p, std::uint64_t flip64) {
+  const __m512i v = _mm512_loadu_si512(p);
+  return static_cast<std::uint64_t>(_mm512_test_epi8_mask(v, v)) ^ flip64;
+}
+
+SIEVE_TARGET_AVX512 void countAvx512(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a,
+                                     std::int64_t b, std::uint32_t* kept, std::uint32_t* live) {
+  const std::uint64_t flip64 = (flags & kCompactMaskIsDrop) ? ~0ull : 0ull;
+  std::uint64_t c = 0, l = 0;
+  std::int64_t i = a;
+  for (; i + 64 <= b; i += 64) {
+    const std::uint64_t bits = keep64Avx512(mask + i, flip64);
+    c += static_cast<std::uint64_t>(_mm_popcnt_u64(bits));
+    l += (static_cast<std::uint32_t>(bits) != 0u) + ((bits >> 32) != 0u);
+  }
+  for (; i < b; i += 32) {
+    const std::int64_t len = b - i < 32 ? b - i : 32;
+    const std::uint32_t bits = keepBits32(mask + i, len, flags);
+    c += static_cast<std::uint64_t>(_mm_popcnt_u32(bits));
+    l += bits != 0u;
+  }
+  *kept = static_cast<std::uint32_t>(c);
+  *live = static_cast<std::uint32_t>(l);
+}
+
+SIEVE_TARGET_AVX512 void writeAvx512(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a,
+                                     std::int64_t b, std::int32_t* map, std::int64_t pos,
+                                     std::int64_t end) {
+  const std::uint64_t flip64 = (flags & kCompactMaskIsDrop) ? ~0ull : 0ull;
+  alignas(64) static constexpr std::uint8_t kIota[64] = {
+      0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+      22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+      44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+  const __m512i iota = _mm512_load_si512(kIota);
+  std::int64_t i = a;
+  for (; i + 64 <= b; i += 64) {
+    std::uint64_t bits = keep64Avx512(mask + i, flip64);
+    const auto cnt = static_cast<std::int64_t>(_mm_popcnt_u64(bits));
+    if (pos + 64 <= end) {
+      // The kept offsets of 64 samples compressed into bytes at once, widened
+      // 16 at a time; one 64-byte store per 16 kept. The stores stay inside
+      // [pos, end) and their slack is overwritten in order by what follows.
+      const __m512i packed = _mm512_maskz_compress_epi8(static_cast<__mmask64>(bits), iota);
+      const __m512i base = _mm512_set1_epi32(static_cast<int>(i));
+      _mm512_storeu_si512(map + pos,
+                          _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_castsi512_si128(packed))));
+      if (cnt > 16) {
+        _mm512_storeu_si512(map + pos + 16,
+                            _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 1))));
+        if (cnt > 32) {
+          _mm512_storeu_si512(map + pos + 32,
+                              _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 2))));
+          if (cnt > 48)
+            _mm512_storeu_si512(map + pos + 48,
+                                _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 3))));
+        }
+      }
+      pos += cnt;
+    } else {
+      for (; bits != 0u; bits &= bits - 1u)
+        map[pos++] = static_cast<std::int32_t>(i + static_cast<std::int64_t>(_tzcnt_u64(bits)));
+    }
+  }
+  for (; i < b; ++i)
+    if (keeps(mask[i], flags)) map[pos++] = static_cast<std::int32_t>(i);
+}
+
+/// Inclusive prefix of the 16 lanes of x.
+SIEVE_TARGET_AVX512 inline __m512i prefix16Avx512(__m512i x) {
+  const __m512i z = _mm512_setzero_si512();
+  x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, z, 15));
+  x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, z, 14));
+  x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, z, 12));
+  x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, z, 8));
+  return x;
+}
+
+SIEVE_TARGET_AVX512 std::uint32_t scanSum32Avx512(const std::uint32_t* in, std::uint32_t* out,
+                                                  std::int64_t len, std::uint32_t pre,
+                                                  bool inclusive) {
+  const __m512i last = _mm512_set1_epi32(15);
+  __m512i carry = _mm512_set1_epi32(static_cast<int>(pre));
+  std::int64_t i = 0;
+  for (; i + 64 <= len; i += 64) {
+    __m512i x[4], p[4], t[4];
+    for (int k = 0; k < 4; ++k) {
+      x[k] = _mm512_loadu_si512(in + i + 16 * k);
+      p[k] = prefix16Avx512(x[k]);
+      t[k] = _mm512_permutexvar_epi32(last, p[k]);
+    }
+    __m512i off = carry;
+    for (int k = 0; k < 4; ++k) {
+      const __m512i incl = _mm512_add_epi32(p[k], off);
+      _mm512_storeu_si512(out + i + 16 * k, inclusive ? incl : _mm512_sub_epi32(incl, x[k]));
+      off = _mm512_add_epi32(off, t[k]);
+    }
+    carry = off;
+  }
+  std::uint32_t acc = static_cast<std::uint32_t>(_mm512_cvtsi512_si32(carry));
+  for (; i < len; ++i) {
+    const std::uint32_t v = in[i];
+    const std::uint32_t next = acc + v;
+    out[i] = inclusive ? next : acc;
+    acc = next;
+  }
+  return acc;
+}
+
+} // namespace
+
+const HostKernels& hostKernelsAvx2() {
+  static const HostKernels k{countAvx2, writeAvx2, scanSum32Avx2};
+  return k;
+}
+
+const HostKernels& hostKernelsAvx512() {
+  static const HostKernels k{countAvx512, writeAvx512, scanSum32Avx512};
+  return k;
+}
+
+} // namespace Impl
+} // namespace sieve
+
+#endif // SIEVE_HOST_X86_DISPATCH

@@ -1,0 +1,97 @@
+// Sieve tests — the cases every face runs: sizes, masks, polarities. One home,
+// so the host, Kokkos and CUDA suites test exactly the same inputs.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sieve_test {
+
+/// The sample counts of the compaction / reorder cases.
+inline const std::vector<std::int64_t>& sizes() {
+  static const std::vector<std::int64_t> s{0,    1,    7,    31,     32,     33,
+                                           255,  256,  257,  4095,   4096,   4097,
+                                           100003, 300007, (std::int64_t(1) << 20) + 4099};
+  return s;
+}
+
+enum class MaskKind { Random20, Random50, Random90, All, None, Alternating, OneRun };
+
+inline const std::vector<MaskKind>& maskKinds() {
+  static const std::vector<MaskKind> k{MaskKind::Random20, MaskKind::Random50, MaskKind::Random90,
+                                       MaskKind::All,      MaskKind::None,     MaskKind::Alternating,
+                                       MaskKind::OneRun};
+  return k;
+}
+
+inline std::string name(MaskKind k) {
+  switch (k) {
+  case MaskKind::Random20: return "random20";
+  case MaskKind::Random50: return "random50";
+  case MaskKind::Random90: return "random90";
+  case MaskKind::All: return "all";
+  case MaskKind::None: return "none";
+  case MaskKind::Alternating: return "alternating";
+  case MaskKind::OneRun: return "onerun";
+  }
+  return "?";
+}
+
+/// A mask of `n` bytes: set bytes carry assorted non-zero values (not just 1),
+/// so "non-zero keeps" is what is tested.
+inline std::vector<std::uint8_t> makeMask(MaskKind k, std::int64_t n, std::uint32_t seed = 7) {
+  std::vector<std::uint8_t> m(static_cast<std::size_t>(n), 0);
+  std::mt19937 g(seed + static_cast<std::uint32_t>(n));
+  std::uniform_int_distribution<int> v(1, 255);
+  auto setWithP = [&](double p) {
+    std::bernoulli_distribution b(p);
+    for (auto& x : m) x = b(g) ? static_cast<std::uint8_t>(v(g)) : 0;
+  };
+  switch (k) {
+  case MaskKind::Random20: setWithP(0.2); break;
+  case MaskKind::Random50: setWithP(0.5); break;
+  case MaskKind::Random90: setWithP(0.9); break;
+  case MaskKind::All:
+    for (auto& x : m) x = static_cast<std::uint8_t>(v(g));
+    break;
+  case MaskKind::None: break;
+  case MaskKind::Alternating:
+    for (std::int64_t i = 0; i < n; i += 2) m[static_cast<std::size_t>(i)] = 1;
+    break;
+  case MaskKind::OneRun: {
+    const std::int64_t a = n / 3, b = n - n / 4;
+    for (std::int64_t i = a; i < b; ++i) m[static_cast<std::size_t>(i)] = 0xFF;
+    break;
+  }
+  }
+  return m;
+}
+
+/// A mask with every 5th sample kept (a scattered 20%), or the first 20% kept
+/// (contiguous): the trigger must fire on the first and stay silent on the
+/// second.
+inline std::vector<std::uint8_t> scattered20(std::int64_t n) {
+  std::vector<std::uint8_t> m(static_cast<std::size_t>(n), 0);
+  for (std::int64_t i = 0; i < n; i += 5) m[static_cast<std::size_t>(i)] = 1;
+  return m;
+}
+inline std::vector<std::uint8_t> contiguous20(std::int64_t n) {
+  std::vector<std::uint8_t> m(static_cast<std::size_t>(n), 0);
+  for (std::int64_t i = 0; i < n / 5; ++i) m[static_cast<std::size_t>(i)] = 1;
+  return m;
+}
+
+/// A thinning sequence of keep masks for a population: step s keeps each live
+/// sample with probability `survive`.
+inline std::vector<std::uint8_t> thin(const std::vector<std::uint8_t>& live, double survive,
+                                      std::uint32_t seed) {
+  std::mt19937 g(seed);
+  std::bernoulli_distribution b(survive);
+  std::vector<std::uint8_t> m(live.size());
+  for (std::size_t i = 0; i < live.size(); ++i) m[i] = (live[i] && b(g)) ? 1 : 0;
+  return m;
+}
+
+} // namespace sieve_test

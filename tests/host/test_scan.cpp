@@ -1,0 +1,213 @@
+// Sieve host tests — cpu::Scan against the sequential reference.
+#include <sieve/native/host/scan.hpp>
+
+#include "../common/cases.hpp"
+#include "../common/reference.hpp"
+#include "host_common.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <stdexcept>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+using namespace sieve_test;
+
+namespace {
+
+/// Associative user operators: a bitwise one for integers, "the value of
+/// larger magnitude" for floating point.
+struct XorOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return a ^ b;
+  }
+};
+struct AbsMaxOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return std::fabs(b) > std::fabs(a) ? b : a;
+  }
+};
+
+/// Values whose sums are exact in every type tested (so any association
+/// order gives the reference's bits), with negatives.
+template <class T>
+std::vector<T> values(std::int64_t n, std::uint32_t seed) {
+  std::mt19937 g(seed);
+  std::uniform_int_distribution<int> d(-8, 8);
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = static_cast<T>(d(g));
+  return v;
+}
+
+template <class T, class Op>
+void checkScan(Op op, T init, const char* opName) {
+  for (const auto n : sizes()) {
+    if (std::is_same_v<T, float> && n > (1 << 20)) continue; // keep float sums exact
+    const auto in = values<T>(n, 3);
+    for (const bool inclusive : {true, false}) {
+      SCOPED_TRACE(std::string(opName) + " n=" + std::to_string(n) + (inclusive ? " incl" : " excl"));
+      const auto ref = refScan(in, op, init, inclusive);
+      forEachHostConfig([&](const HostConfig& c) {
+        std::vector<T> out(in.size(), T(77)), bs(in.size() + 1, T(55));
+        if (inclusive)
+          sieve::cpu::Scan::inclusive<T, Op>(sieve::HostTeam{c.threads}, in.data(), out.data(),
+                                             bs.data(), n, init, op);
+        else
+          sieve::cpu::Scan::exclusive<T, Op>(sieve::HostTeam{c.threads}, in.data(), out.data(),
+                                             bs.data(), n, init, op);
+        ASSERT_EQ(0, std::memcmp(out.data(), ref.data(), ref.size() * sizeof(T)));
+        ASSERT_EQ(bs[in.size()], T(55)) << "blockSums written past n elements";
+      });
+    }
+  }
+}
+
+} // namespace
+
+TEST(HostScan, Int32SumMinMaxCustom) {
+  checkScan<std::int32_t>(sieve::Sum{}, 0, "sum");
+  checkScan<std::int32_t>(sieve::Sum{}, 1000, "sum+init");
+  checkScan<std::int32_t>(sieve::Min{}, sieve::Min::identity<std::int32_t>(), "min");
+  checkScan<std::int32_t>(sieve::Max{}, -3, "max+init");
+  checkScan<std::int32_t>(XorOp{}, 0x55, "xor");
+}
+
+TEST(HostScan, Int64) {
+  checkScan<std::int64_t>(sieve::Sum{}, std::int64_t(1) << 40, "sum+init");
+  checkScan<std::int64_t>(sieve::Max{}, sieve::Max::identity<std::int64_t>(), "max");
+}
+
+TEST(HostScan, UnsignedWrapsLikeTheReference) {
+  std::vector<std::uint32_t> in(100003, 0x9E3779B9u);
+  std::vector<std::uint32_t> out(in.size()), bs(in.size());
+  const auto ref = refScan(in, [](std::uint32_t a, std::uint32_t b) { return a + b; }, 7u, true);
+  sieve::cpu::Scan::inclusive<std::uint32_t, sieve::Sum>(in.data(), out.data(), bs.data(),
+                                                          static_cast<std::int64_t>(in.size()), 7u);
+  EXPECT_EQ(out, ref);
+}
+
+TEST(HostScan, FloatAndDouble) {
+  checkScan<float>(sieve::Sum{}, 0.5f, "float sum+init");
+  checkScan<float>(sieve::Min{}, sieve::Min::identity<float>(), "float min");
+  checkScan<float>(AbsMaxOp{}, 0.0f, "float absmax");
+  checkScan<double>(sieve::Sum{}, 0.0, "double sum");
+  checkScan<double>(sieve::Max{}, 2.0, "double max+init");
+}
+
+TEST(HostScan, DefaultInitIsTheIdentity) {
+  const auto in = values<std::int32_t>(5000, 9);
+  std::vector<std::int32_t> out(in.size()), bs(in.size());
+  sieve::cpu::Scan::inclusive<std::int32_t, sieve::Min>(in.data(), out.data(), bs.data(), 5000);
+  EXPECT_EQ(out, refScan(in, sieve::Min{}, std::numeric_limits<std::int32_t>::max(), true));
+  sieve::cpu::Scan::exclusive<std::int32_t, sieve::Sum>(in.data(), out.data(), bs.data(), 5000);
+  EXPECT_EQ(out, refScan(in, sieve::Sum{}, 0, false));
+}
+
+TEST(HostScan, InPlace) {
+  const auto a = values<std::int32_t>(300007, 4);
+  auto x = a, y = a;
+  std::vector<std::int32_t> bs(a.size());
+  sieve::cpu::Scan::inclusive<std::int32_t, sieve::Sum>(x.data(), x.data(), bs.data(), 300007, 5);
+  EXPECT_EQ(x, refScan(a, sieve::Sum{}, 5, true));
+  sieve::cpu::Scan::exclusive<std::int32_t, sieve::Sum>(y.data(), y.data(), bs.data(), 300007, 5);
+  EXPECT_EQ(y, refScan(a, sieve::Sum{}, 5, false));
+  auto z = a;
+  sieve::cpu::Scan::exclusive<std::int32_t, sieve::Max>(z.data(), z.data(), bs.data(), 300007, -9);
+  EXPECT_EQ(z, refScan(a, sieve::Max{}, -9, false));
+}
+
+TEST(HostScan, OtherBlockSizes) {
+  const auto in = values<std::int64_t>(100003, 5);
+  std::vector<std::int64_t> out(in.size()), bs(in.size());
+  sieve::cpu::Scan::inclusive<std::int64_t, sieve::Sum, 64>(in.data(), out.data(), bs.data(), 100003);
+  EXPECT_EQ(out, refScan(in, sieve::Sum{}, std::int64_t(0), true));
+  sieve::cpu::Scan::exclusive<std::int64_t, sieve::Max, 7>(in.data(), out.data(), bs.data(), 100003,
+                                                           std::int64_t(-100));
+  EXPECT_EQ(out, refScan(in, sieve::Max{}, std::int64_t(-100), false));
+}
+
+TEST(HostScan, InsideAnActiveParallelRegionWorkShares) {
+  const std::int64_t n = (1 << 20) + 4099;
+  const auto in = values<std::int32_t>(n, 6);
+  const auto ref = refScan(in, sieve::Sum{}, 11, true);
+  const auto refEx = refScan(in, sieve::Sum{}, 11, false);
+  std::vector<std::int32_t> out(in.size()), ex(in.size()), bs(in.size());
+  int teamSize = 1;
+#pragma omp parallel num_threads(4)
+  {
+#if defined(_OPENMP)
+#pragma omp single
+    teamSize = omp_get_num_threads();
+#endif
+    // Every thread of the team calls the scan: it work-shares over the team.
+    sieve::cpu::Scan::inclusive<std::int32_t, sieve::Sum>(in.data(), out.data(), bs.data(), n, 11);
+    sieve::cpu::Scan::exclusive<std::int32_t, sieve::Sum>(in.data(), ex.data(), bs.data(), n, 11);
+  }
+  EXPECT_EQ(out, ref) << "team of " << teamSize;
+  EXPECT_EQ(ex, refEx) << "team of " << teamSize;
+}
+
+TEST(HostScan, NestedTeamFromInsideAParallelRegion) {
+  // Two threads each run their own scan on a HostTeam: no work sharing across them.
+  const std::int64_t n = 200003;
+  const std::vector<std::vector<std::int32_t>> in{values<std::int32_t>(n, 1),
+                                                  values<std::int32_t>(n, 2)};
+  std::vector<std::vector<std::int32_t>> out(2, std::vector<std::int32_t>(n)),
+      bs(2, std::vector<std::int32_t>(n));
+#pragma omp parallel num_threads(2)
+  {
+#if defined(_OPENMP)
+    const int id = omp_get_thread_num(), size = omp_get_num_threads();
+#else
+    const int id = 0, size = 1;
+#endif
+    for (int k = id; k < 2; k += size)
+      sieve::cpu::Scan::inclusive<std::int32_t, sieve::Sum>(
+          sieve::HostTeam{2}, in[k].data(), out[k].data(), bs[k].data(), n);
+  }
+  EXPECT_EQ(out[0], refScan(in[0], sieve::Sum{}, 0, true));
+  EXPECT_EQ(out[1], refScan(in[1], sieve::Sum{}, 0, true));
+}
+
+TEST(HostScan, FloatBitsIndependentOfThreadCount) {
+  std::mt19937 g(12);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  std::vector<double> in((1 << 20) + 4099);
+  for (auto& x : in) x = d(g);
+  std::vector<double> first;
+  for (int t : {1, 2, 3, 4}) {
+    for (int rep = 0; rep < 2; ++rep) {
+      std::vector<double> out(in.size()), bs(in.size());
+      sieve::cpu::Scan::inclusive<double, sieve::Sum>(sieve::HostTeam{t}, in.data(), out.data(),
+                                                      bs.data(), static_cast<std::int64_t>(in.size()));
+      if (first.empty()) first = out;
+      ASSERT_EQ(0, std::memcmp(first.data(), out.data(), out.size() * sizeof(double)))
+          << t << " threads, repetition " << rep;
+    }
+  }
+}
+
+TEST(HostScan, RejectsBadArguments) {
+  std::vector<std::int32_t> a(100), b(100), s(100);
+  using S = sieve::cpu::Scan;
+  EXPECT_THROW((S::inclusive<std::int32_t, sieve::Sum>(a.data(), b.data(), s.data(), -1)),
+               std::invalid_argument);
+  EXPECT_THROW((S::inclusive<std::int32_t, sieve::Sum>(a.data(), b.data(), s.data(),
+                                                       std::int64_t(1) << 31)),
+               std::invalid_argument);
+  EXPECT_THROW((S::inclusive<std::int32_t, sieve::Sum>(nullptr, b.data(), s.data(), 10)),
+               std::invalid_argument);
+  EXPECT_THROW((S::inclusive<std::int32_t, sieve::Sum>(a.data(), a.data() + 1, s.data(), 10)),
+               std::invalid_argument);
+  EXPECT_THROW((S::exclusive<std::int32_t, sieve::Sum>(a.data(), b.data(), a.data() + 5, 10)),
+               std::invalid_argument);
+  EXPECT_NO_THROW((S::inclusive<std::int32_t, sieve::Sum>(nullptr, nullptr, nullptr, 0)));
+}
