@@ -5,6 +5,7 @@
 // portable byte loop the compiler vectorises as it can.
 #pragma once
 
+#include <sieve/core/bits.hpp>
 #include <sieve/core/rules.hpp>
 
 #include <array>
@@ -68,17 +69,6 @@ inline constexpr BitLut makeBitLut() {
 }
 
 inline constexpr BitLut kBitLut = makeBitLut();
-
-inline std::uint32_t popcount32(std::uint32_t x) {
-#if defined(__POPCNT__) || !defined(__x86_64__)
-  return static_cast<std::uint32_t>(__builtin_popcount(x));
-#else
-  return kBitLut.pop[x & 0xFFu] + kBitLut.pop[(x >> 8) & 0xFFu] + kBitLut.pop[(x >> 16) & 0xFFu] +
-         kBitLut.pop[x >> 24];
-#endif
-}
-
-inline int ctz32(std::uint32_t x) { return __builtin_ctz(x); }
 
 /// Keep bits of the 32-sample group starting at p (len samples valid, <= 32).
 inline std::uint32_t keepBits32(const std::uint8_t* p, std::int64_t len, std::uint32_t flags) {

@@ -70,6 +70,19 @@ inline void checkTrigger(const char* fn, const ReorderTrigger& t) {
     fail(fn, "trigger.theta = " + std::to_string(t.theta) + " is outside (0, 1)");
 }
 
+/// Whether two strided arrays share a byte: array x starts at `xb`, covers
+/// `xspan` bytes and holds `xe`-byte elements every `xs` bytes (xs == xe when
+/// contiguous). Arrays with the same stride that interleave (columns of one
+/// table) share nothing; otherwise overlapping spans count as sharing.
+inline bool shareBytes(std::uintptr_t ab, std::uintptr_t aspan, std::uintptr_t as, std::uintptr_t ae,
+                       std::uintptr_t bb, std::uintptr_t bspan, std::uintptr_t bs,
+                       std::uintptr_t be) {
+  if (aspan == 0 || bspan == 0 || !(ab < bb + bspan && bb < ab + aspan)) return false;
+  if (as != bs || as < ae || bs < be) return true;
+  const std::uintptr_t d = (bb >= ab ? bb - ab : as - (ab - bb) % as) % as; // b's offset in a's period
+  return d < ae || as - d < be;
+}
+
 /// The widest element among the planes (0 when there are none).
 inline std::uint32_t maxElemBytes(const ReorderPlane* planes, std::uint32_t nPlanes) {
   std::uint32_t m = 0;
@@ -80,10 +93,15 @@ inline std::uint32_t maxElemBytes(const ReorderPlane* planes, std::uint32_t nPla
 
 /// Validate the planes of a reorder or restore, and `perm` / `inv` with them:
 /// supported element sizes, non-null and aligned data, no two of them
-/// overlapping, and (with `needMask`) the mask among the planes.
+/// overlapping, and (with `needMask`) the mask among the planes. Strided
+/// planes give the bytes each covers and their stride in bytes (`extentBytes`,
+/// `strideBytes`: entry k for plane k, nPlanes for perm, nPlanes + 1 for inv);
+/// by default a plane covers n * elemBytes contiguous bytes.
 inline void checkPlanes(const char* fn, const ReorderPlane* planes, std::uint32_t nPlanes,
                         const std::uint8_t* mask, const std::int32_t* perm,
-                        const std::int32_t* inv, std::int64_t n, bool needMask) {
+                        const std::int32_t* inv, std::int64_t n, bool needMask,
+                        const std::size_t* extentBytes = nullptr,
+                        const std::size_t* strideBytes = nullptr) {
   if (nPlanes > 0 && planes == nullptr) fail(fn, "planes is null but nPlanes > 0");
   for (std::uint32_t p = 0; p < nPlanes; ++p)
     if (!supportedElem(planes[p].elemBytes))
@@ -96,26 +114,27 @@ inline void checkPlanes(const char* fn, const ReorderPlane* planes, std::uint32_
     const std::string name = "plane " + std::to_string(p);
     checkPtr(fn, planes[p].data, name.c_str(), planes[p].elemBytes);
   }
-  // Overlap: every extent [begin, begin + n * elemBytes) against every other.
+  // Overlap: every array against every other.
   const std::uint32_t total = nPlanes + 2;
-  auto extent = [&](std::uint32_t k, std::uintptr_t& b, std::uintptr_t& e, std::string& name) {
-    if (k < nPlanes) {
-      b = reinterpret_cast<std::uintptr_t>(planes[k].data);
-      e = b + static_cast<std::uintptr_t>(n) * planes[k].elemBytes;
-      name = "plane " + std::to_string(k);
-    } else {
-      b = reinterpret_cast<std::uintptr_t>(k == nPlanes ? perm : inv);
-      e = b + static_cast<std::uintptr_t>(n) * sizeof(std::int32_t);
-      name = k == nPlanes ? "perm" : "inv";
-    }
+  struct Extent {
+    std::uintptr_t begin, bytes, stride, elem;
+  };
+  auto extent = [&](std::uint32_t k) {
+    const std::uintptr_t elem = k < nPlanes ? planes[k].elemBytes : 4u;
+    const void* p = k < nPlanes ? planes[k].data : (k == nPlanes ? static_cast<const void*>(perm) : inv);
+    return Extent{reinterpret_cast<std::uintptr_t>(p),
+                  extentBytes ? extentBytes[k] : static_cast<std::uintptr_t>(n) * elem,
+                  strideBytes ? strideBytes[k] : elem, elem};
+  };
+  auto name = [&](std::uint32_t k) {
+    return k < nPlanes ? "plane " + std::to_string(k) : std::string(k == nPlanes ? "perm" : "inv");
   };
   for (std::uint32_t a = 0; a < total; ++a) {
-    std::uintptr_t ab, ae, bb, be;
-    std::string an, bn;
-    extent(a, ab, ae, an);
+    const Extent x = extent(a);
     for (std::uint32_t b = a + 1; b < total; ++b) {
-      extent(b, bb, be, bn);
-      if (ab < be && bb < ae) fail(fn, an + " overlaps " + bn + "; planes must not overlap");
+      const Extent y = extent(b);
+      if (shareBytes(x.begin, x.bytes, x.stride, x.elem, y.begin, y.bytes, y.stride, y.elem))
+        fail(fn, name(a) + " overlaps " + name(b) + "; planes must not overlap");
     }
   }
   if (needMask) {
@@ -134,13 +153,15 @@ inline void checkReorder(const char* fn, const ReorderPlane* planes, std::uint32
                          const std::uint8_t* mask, std::uint32_t flags, const std::int32_t* perm,
                          const std::int32_t* inv, const std::int32_t* indexMap,
                          const std::uint32_t* count, const std::uint32_t* span,
-                         const std::uint32_t* fire, const void* scratch, std::int64_t n) {
+                         const std::uint32_t* fire, const void* scratch, std::int64_t n,
+                         const std::size_t* extentBytes = nullptr,
+                         const std::size_t* strideBytes = nullptr) {
   checkSamples(fn, n);
   checkFlags(fn, flags);
   checkPtr(fn, count, "count", alignof(std::uint32_t));
   checkPtr(fn, span, "span", alignof(std::uint32_t));
   if (fire != nullptr) checkPtr(fn, fire, "fire", alignof(std::uint32_t));
-  checkPlanes(fn, planes, nPlanes, mask, perm, inv, n, true);
+  checkPlanes(fn, planes, nPlanes, mask, perm, inv, n, true, extentBytes, strideBytes);
   if (n > 0) {
     checkPtr(fn, indexMap, "indexMap", alignof(std::int32_t));
     checkPtr(fn, scratch, "scratch", 16);
@@ -150,29 +171,39 @@ inline void checkReorder(const char* fn, const ReorderPlane* planes, std::uint32
 /// Validate a restore request.
 inline void checkRestore(const char* fn, const ReorderPlane* planes, std::uint32_t nPlanes,
                          const std::int32_t* perm, const std::int32_t* inv, const void* scratch,
-                         std::int64_t n) {
+                         std::int64_t n, const std::size_t* extentBytes = nullptr,
+                         const std::size_t* strideBytes = nullptr) {
   checkSamples(fn, n);
-  checkPlanes(fn, planes, nPlanes, nullptr, perm, inv, n, false);
+  checkPlanes(fn, planes, nPlanes, nullptr, perm, inv, n, false, extentBytes, strideBytes);
   if (n > 0) checkPtr(fn, scratch, "scratch", 16);
 }
 
 /// Validate a scan request (`out` may equal `in`: the scan runs in place).
+/// Strided input / output give their strides in elements; `sumsElems` is the
+/// size of blockSums (by contract at least n).
 template <class T>
 inline void checkScan(const char* fn, const T* in, const T* out, const T* blockSums,
-                      std::int64_t n) {
+                      std::int64_t n, std::size_t inStride = 1, std::size_t outStride = 1,
+                      std::int64_t sumsElems = -1) {
   checkSamples(fn, n);
   if (n == 0) return;
   checkPtr(fn, in, "in", alignof(T));
   checkPtr(fn, out, "out", alignof(T));
   checkPtr(fn, blockSums, "blockSums", alignof(T));
-  auto overlaps = [n](const T* a, const T* b) {
-    const auto ab = reinterpret_cast<std::uintptr_t>(a), bb = reinterpret_cast<std::uintptr_t>(b);
-    const auto bytes = static_cast<std::uintptr_t>(n) * sizeof(T);
-    return ab < bb + bytes && bb < ab + bytes;
+  const auto e = static_cast<std::uintptr_t>(sizeof(T));
+  auto arr = [&](const T* p, std::size_t stride, std::int64_t elems, std::uintptr_t& b,
+                 std::uintptr_t& bytes, std::uintptr_t& s) {
+    b = reinterpret_cast<std::uintptr_t>(p);
+    s = static_cast<std::uintptr_t>(stride) * e;
+    bytes = elems > 0 ? static_cast<std::uintptr_t>(elems - 1) * s + e : 0;
   };
-  if (in != out && overlaps(in, out))
+  std::uintptr_t ib, ibytes, is, ob, obytes, os, bb, bbytes, bs;
+  arr(in, inStride, n, ib, ibytes, is);
+  arr(out, outStride, n, ob, obytes, os);
+  arr(blockSums, 1, sumsElems < 0 ? n : sumsElems, bb, bbytes, bs);
+  if (!(in == out && inStride == outStride) && shareBytes(ib, ibytes, is, e, ob, obytes, os, e))
     fail(fn, "out partially overlaps in; they must be the same array or disjoint");
-  if (overlaps(blockSums, in) || overlaps(blockSums, out))
+  if (shareBytes(bb, bbytes, bs, e, ib, ibytes, is, e) || shareBytes(bb, bbytes, bs, e, ob, obytes, os, e))
     fail(fn, "blockSums overlaps in or out; the scratch must be disjoint from the data");
 }
 

@@ -123,6 +123,12 @@ namespace cpu {
 /// Throws std::invalid_argument for n < 0, n > INT32_MAX, null, misaligned or
 /// overlapping arrays.
 struct Scan {
+  /// Block sums the scan writes: ceil(n / blockSize_) (the contract asks for n).
+  template <unsigned blockSize_ = 1024>
+  static constexpr std::int64_t blocksOf(std::int64_t n) {
+    return n > 0 ? (n + blockSize_ - 1) / blockSize_ : 0;
+  }
+
   /// Context-aware scan: called by every thread of an active parallel region it
   /// work-shares over that team (the blocks split across the threads, the
   /// block prefixes after a team barrier); outside one, it opens its own
@@ -130,7 +136,7 @@ struct Scan {
   template <class T, class OP, bool Inclusive, unsigned blockSize_ = 1024>
   static void scan(const T* in, T* out, T* blockSums, std::int64_t n,
                    const T& init = identityOf<OP, T>(), const OP& op = OP()) {
-    Impl::checkScan("sieve::cpu::Scan", in, out, blockSums, n);
+    Impl::checkScan("sieve::cpu::Scan", in, out, blockSums, n, 1, 1, blocksOf<blockSize_>(n));
     if (Impl::hostInParallel()) {
       Impl::scanTeamBody<T, OP, Inclusive, blockSize_>(Impl::enclosingTeam(), in, out, blockSums,
                                                        n, init, op);
@@ -144,7 +150,7 @@ struct Scan {
   template <class T, class OP, bool Inclusive, unsigned blockSize_ = 1024>
   static void scan(HostTeam team, const T* in, T* out, T* blockSums, std::int64_t n,
                    const T& init = identityOf<OP, T>(), const OP& op = OP()) {
-    Impl::checkScan("sieve::cpu::Scan", in, out, blockSums, n);
+    Impl::checkScan("sieve::cpu::Scan", in, out, blockSums, n, 1, 1, blocksOf<blockSize_>(n));
     const int threads = Impl::teamSizeFor(team, n, Impl::kScanMinPerThread);
     Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {
       Impl::scanTeamBody<T, OP, Inclusive, blockSize_>(t, in, out, blockSums, n, init, op);

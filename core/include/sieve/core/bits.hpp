@@ -1,0 +1,59 @@
+// Sieve — bit helpers and the 32-sample group rule, host and device callable.
+#pragma once
+
+#include <sieve/core/rules.hpp>
+
+#include <cstdint>
+
+namespace sieve {
+namespace Impl {
+
+/// Number of set bits of x.
+SIEVE_INLINE int popcount32(std::uint32_t x) {
+#if defined(__CUDA_ARCH__) || (defined(__HIP_DEVICE_COMPILE__) && __HIP_DEVICE_COMPILE__)
+  return __popc(x);
+#elif (defined(__GNUC__) || defined(__clang__)) && (defined(__POPCNT__) || !defined(__x86_64__))
+  return __builtin_popcount(x);
+#else // x86-64 baseline has no popcnt instruction: no library call, a few ALU ops
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  return static_cast<int>((((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+#endif
+}
+
+/// Index of the lowest set bit of x (x != 0).
+SIEVE_INLINE int ctz32(std::uint32_t x) {
+#if defined(__CUDA_ARCH__) || (defined(__HIP_DEVICE_COMPILE__) && __HIP_DEVICE_COMPILE__)
+  return __ffs(static_cast<int>(x)) - 1;
+#elif defined(__GNUC__) || defined(__clang__)
+  return __builtin_ctz(x);
+#else
+  int k = 0;
+  while (!(x & 1u)) {
+    x >>= 1;
+    ++k;
+  }
+  return k;
+#endif
+}
+
+/// Bits of x at positions <= j (j in [0, 32)).
+SIEVE_INLINE constexpr std::uint32_t bitsThrough(std::uint32_t x, int j) {
+  return x & (0xFFFFFFFFu >> (31 - j));
+}
+
+/// Keep bits of the aligned 32-sample group starting at `base` (a multiple of
+/// 32): bit j is set when sample base + j < end is kept. `byteAt(i)` returns
+/// mask byte i. The group rule of live32 and of the reorder bitmap.
+template <class ByteAt>
+SIEVE_INLINE std::uint32_t groupKeepBits(const ByteAt& byteAt, std::int64_t base, std::int64_t end,
+                                         std::uint32_t flags) {
+  std::uint32_t bits = 0;
+  const std::int64_t len = end - base < 32 ? end - base : 32;
+  for (std::int64_t j = 0; j < len; ++j)
+    bits |= static_cast<std::uint32_t>(keeps(byteAt(base + j), flags)) << j;
+  return bits;
+}
+
+} // namespace Impl
+} // namespace sieve

@@ -1,0 +1,21 @@
+// Sieve — portable filtering primitives for Kokkos codes (umbrella header).
+//
+//   sieve::inclusive_scan / exclusive_scan   prefix scans
+//   sieve::compact (+ compact_scratch_bytes)  stream compaction to an index map
+//   sieve::Trigger                            the locality trigger
+//   sieve::reorder / restore (+ reorder_scratch_bytes)
+//                                             physical reorder of SoA planes
+//
+// Every entry point takes an execution-space instance first and is
+// asynchronous on it; the overload without an instance runs on a default
+// instance and fences. Kokkos::OpenMP runs the OpenMP twins, Kokkos::Cuda the
+// native CUDA kernels, every other space a portable Kokkos implementation;
+// integer results are bit-identical on all of them.
+#pragma once
+
+#include <sieve/config.hpp>
+
+#include <sieve/compact.hpp>
+#include <sieve/reorder.hpp>
+#include <sieve/scan.hpp>
+#include <sieve/trigger.hpp>

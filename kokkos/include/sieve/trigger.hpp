@@ -1,0 +1,60 @@
+// Sieve — sieve::Trigger, the locality trigger a compaction computes on the way.
+#pragma once
+
+#include <sieve/impl/common.hpp>
+
+#include <string>
+
+namespace sieve {
+
+/// The locality trigger (three one-word Views in `MemorySpace` and a
+/// threshold). A compaction with a trigger writes `live32` (aligned 32-sample
+/// groups holding a kept sample) and `fire` (1 when a reorder pays, by
+/// sieve's one trigger rule), and reads `span` (samples [0, span) may still be
+/// kept). A reorder reads `span` and `fire` and, when it runs, sets
+/// span = count and fire = 0.
+template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+struct Trigger {
+  using memory_space = MemorySpace;
+  using word_view = Kokkos::View<std::uint32_t, MemorySpace>;
+
+  word_view live32; ///< OUT: groups of 32 holding a kept sample
+  word_view span;   ///< IN:  samples [0, span) may still be kept
+  word_view fire;   ///< OUT: 1 when a reorder pays, else 0
+  float theta = 0.5f; ///< the locality threshold, in (0, 1)
+
+  Trigger() = default;
+  /// Wrap existing words.
+  Trigger(word_view live32_, word_view span_, word_view fire_, float theta_)
+      : live32(live32_), span(span_), fire(fire_), theta(theta_) {}
+  /// Allocate the three words (zero, labelled "<label>::live32" ...). Set
+  /// `span` before the first compaction (e.g. Kokkos::deep_copy(exec, t.span, n)).
+  /// Throws std::invalid_argument for theta outside (0, 1).
+  explicit Trigger(const std::string& label, float theta_ = 0.5f)
+      : live32(label + "::live32"), span(label + "::span"), fire(label + "::fire"),
+        theta(theta_) {
+    if (!(theta > 0.0f && theta < 1.0f))
+      Impl::fail("sieve::Trigger", "theta = " + std::to_string(theta) + " is outside (0, 1)");
+  }
+};
+
+namespace Impl {
+template <class T>
+struct IsTrigger : std::false_type {};
+template <class M>
+struct IsTrigger<Trigger<M>> : std::true_type {};
+
+/// The trigger's words as the native faces take them (after validation).
+template <class Exec, class M>
+ReorderTrigger nativeTrigger(const char* fn, const Trigger<M>& t) {
+  static_assert(kAccessible<Exec, typename Trigger<M>::word_view>,
+                "sieve: the trigger words are not accessible from the execution space");
+  checkWord(fn, t.live32, "trigger.live32");
+  checkWord(fn, t.span, "trigger.span");
+  checkWord(fn, t.fire, "trigger.fire");
+  ReorderTrigger r{t.live32.data(), t.span.data(), t.fire.data(), t.theta};
+  checkTrigger(fn, r);
+  return r;
+}
+} // namespace Impl
+} // namespace sieve

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Sieve — set up a Debian 12 machine and build Sieve.
+#
+#   scripts/setup.sh [--build-dir DIR] [--no-cuda] [--no-build]
+#
+# 1. Installs what is missing: cmake, g++, make, GoogleTest, Google Benchmark
+#    (Debian packages; sudo when not root).
+# 2. Finds Kokkos: $Kokkos_ROOT if set; else the Kokkos this script built before
+#    (.deps/kokkos in the checkout); else builds Kokkos (OpenMP + Serial) from
+#    Debian's `trilinos` source package into .deps/kokkos. The source comes from
+#    a private apt sources list whose deb-src line uses the mirror this machine's
+#    own apt sources use; the system's apt configuration is never edited.
+# 3. Configures and builds Sieve in DIR (default: build/), with the native
+#    CUDA face when nvcc is found (its tests skip without a GPU).
+# Idempotent: a second run reuses what the first one installed and built.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="$root/build"
+use_cuda=auto
+do_build=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build_dir="$(realpath -m "$2")"; shift 2 ;;
+    --no-cuda) use_cuda=off; shift ;;
+    --no-build) do_build=0; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf '\033[1m[sieve setup]\033[0m %s\n' "$*"; }
+die() { printf '[sieve setup] error: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"
+  elif command -v sudo >/dev/null 2>&1; then sudo -n "$@" || die "'$*' needs root (sudo -n failed)"
+  else die "'$*' needs root and there is no sudo"
+  fi
+}
+
+# --- 1. packages --------------------------------------------------------------------
+need=()
+for p in cmake g++ make libgtest-dev libbenchmark-dev tar gzip; do
+  dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  say "installing ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  as_root apt-get update -q
+  as_root apt-get install -y -q --no-install-recommends "${need[@]}"
+else
+  say "packages present"
+fi
+
+# --- 2. Kokkos ------------------------------------------------------------------------
+deps="$root/.deps"
+kokkos_prefix="$deps/kokkos"
+have_kokkos() { ls "$1"/lib*/cmake/Kokkos/KokkosConfig.cmake >/dev/null 2>&1; }
+
+# The deb-src line for the Debian archive this machine uses: the URI (and
+# signing key) of its own `main` source for its release, from sources.list or
+# sources.list.d (one-line and deb822 formats).
+debian_src_line() {
+  local codename uri="" key=""
+  codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
+  [ -n "$codename" ] || die "cannot read the release codename from /etc/os-release"
+  local f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -f "$f" ] || continue
+    while read -r type rest; do
+      [ "$type" = deb ] || continue
+      local opts="" words
+      if [[ "$rest" == \[* ]]; then opts="${rest%%]*}"; rest="${rest#*] }"; fi
+      read -r -a words <<<"$rest"
+      [ "${words[1]:-}" = "$codename" ] || continue
+      [[ " ${words[*]:2} " == *" main "* ]] || continue
+      uri="${words[0]}"
+      [[ "$opts" == *signed-by=* ]] && key="${opts#*signed-by=}" && key="${key%% *}"
+      break 2
+    done < <(sed 's/#.*//' "$f")
+  done
+  if [ -z "$uri" ]; then
+    # deb822 (.sources): stanzas of "Field: value" lines separated by blank lines.
+    for f in /etc/apt/sources.list.d/*.sources; do
+      [ -f "$f" ] || continue
+      local types="" uris="" suites="" comps="" signed="" line
+      while IFS= read -r line; do
+        [[ "$line" =~ ^[[:space:]]*# ]] && continue # a comment line is no separator
+        if [ -z "${line//[[:space:]]/}" ]; then
+          if [[ " $types " == *" deb "* && " $suites " == *" $codename "* &&
+                " $comps " == *" main "* && -n "$uris" ]]; then
+            uri="${uris%% *}"; key="$signed"; break 2
+          fi
+          types="" uris="" suites="" comps="" signed=""
+          [ -n "$line" ] || continue
+        fi
+        case "$line" in
+          Types:*) types="$(echo ${line#Types:})" ;;
+          URIs:*) uris="$(echo ${line#URIs:})" ;;
+          Suites:*) suites="$(echo ${line#Suites:})" ;;
+          Components:*) comps="$(echo ${line#Components:})" ;;
+          Signed-By:*) signed="$(echo ${line#Signed-By:})" ;;
+        esac
+      done < <(cat "$f"; echo)
+    done
+  fi
+  [ -n "$uri" ] || die "no Debian '$codename main' source in /etc/apt; set Kokkos_ROOT to an installed Kokkos"
+  if [ -n "$key" ]; then echo "deb-src [signed-by=$key] $uri $codename main"
+  else echo "deb-src $uri $codename main"; fi
+}
+
+build_kokkos() {
+  local apt="$deps/apt" src="$deps/src"
+  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$src"
+  debian_src_line >"$apt/sources.list"
+  say "fetching Debian's trilinos source ($(cat "$apt/sources.list"))"
+  local o=(-o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
+           -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
+           -o "APT::Sandbox::User=$(id -un)")
+  apt-get "${o[@]}" -q update >/dev/null
+  (cd "$src" && apt-get "${o[@]}" -q source --download-only trilinos >/dev/null)
+  local orig
+  orig="$(ls "$src"/trilinos_*.orig.tar.* | head -n1)"
+  [ -f "$orig" ] || die "apt-get source did not download the trilinos tarball"
+  say "unpacking Kokkos from $(basename "$orig")"
+  rm -rf "$src/tree" && mkdir -p "$src/tree"
+  tar -xf "$orig" -C "$src/tree" --wildcards '*/packages/kokkos/*'
+  local ksrc
+  ksrc="$(ls -d "$src"/tree/*/packages/kokkos)"
+  say "building Kokkos $(sed -n 's/^tag: *\([0-9.]*\).*/\1/p' "$ksrc/master_history.txt" | tail -n1) (OpenMP + Serial)"
+  cmake -S "$ksrc" -B "$deps/kokkos-build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$kokkos_prefix" -DCMAKE_CXX_STANDARD=17 \
+    -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF >/dev/null
+  cmake --build "$deps/kokkos-build" -j "$(nproc)" >/dev/null
+  cmake --install "$deps/kokkos-build" >/dev/null
+  rm -rf "$src" "$apt" "$deps/kokkos-build"
+}
+
+if [ -n "${Kokkos_ROOT:-}" ]; then
+  have_kokkos "$Kokkos_ROOT" || [ -f "$Kokkos_ROOT/KokkosConfig.cmake" ] ||
+    die "Kokkos_ROOT=$Kokkos_ROOT holds no KokkosConfig.cmake"
+  kokkos_root="$Kokkos_ROOT"
+  say "using Kokkos from Kokkos_ROOT=$kokkos_root"
+elif have_kokkos "$kokkos_prefix"; then
+  kokkos_root="$kokkos_prefix"
+  say "using the Kokkos built before in $kokkos_root"
+else
+  build_kokkos
+  kokkos_root="$kokkos_prefix"
+fi
+
+# --- 3. Sieve ---------------------------------------------------------------------------
+[ "$do_build" -eq 1 ] || { say "done (not building Sieve)"; exit 0; }
+cuda_args=()
+if [ "$use_cuda" = auto ]; then
+  nvcc="$(command -v nvcc || true)"
+  [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
+  if [ -n "$nvcc" ]; then
+    cuda_args=(-DSIEVE_ENABLE_CUDA=ON "-DCMAKE_CUDA_COMPILER=$nvcc")
+    say "nvcc found ($nvcc): building the native CUDA face too"
+  fi
+fi
+say "configuring Sieve in $build_dir"
+mkdir -p "$build_dir"
+cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "-DKokkos_ROOT=$kokkos_root" \
+  "${cuda_args[@]}" >"$build_dir/configure.log" 2>&1 || { cat "$build_dir/configure.log"; die "configure failed"; }
+say "building Sieve ($(nproc) jobs)"
+cmake --build "$build_dir" -j "$(nproc)"
+say "done: tests with 'ctest --test-dir $(realpath --relative-to="$PWD" "$build_dir") --output-on-failure'"

@@ -1,0 +1,77 @@
+// Sieve Kokkos tests — the backend a test binary runs (Kokkos "test category"
+// pattern: the same sources compiled once per enabled execution space) and
+// helpers to move data between std::vector and Views of its memory space.
+#pragma once
+
+#include <sieve/sieve.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#if defined(SIEVE_TEST_SERIAL)
+using TestExec = Kokkos::Serial;
+inline const char* kTestBackend = "portable";
+#elif defined(SIEVE_TEST_OPENMP)
+using TestExec = Kokkos::OpenMP;
+inline const char* kTestBackend = "openmp";
+#elif defined(SIEVE_TEST_CUDA)
+using TestExec = Kokkos::Cuda;
+inline const char* kTestBackend = "cuda";
+#else
+#error "define SIEVE_TEST_SERIAL, SIEVE_TEST_OPENMP or SIEVE_TEST_CUDA"
+#endif
+
+using TestMem = TestExec::memory_space;
+
+namespace sieve_test {
+
+template <class T>
+using DView = Kokkos::View<T*, TestMem>;
+using Word = Kokkos::View<std::uint32_t, TestMem>;
+using Bytes = Kokkos::View<unsigned char*, TestMem>;
+
+template <class T>
+DView<T> toDevice(const std::vector<T>& v, const std::string& label = "sieve_test") {
+  DView<T> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), v.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (std::size_t i = 0; i < v.size(); ++i) h(i) = v[i];
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+/// The values of any rank-1 View (strided ones included), fenced.
+template <class V>
+std::vector<typename V::non_const_value_type> toHost(const V& d) {
+  Kokkos::fence();
+  auto h = Kokkos::create_mirror_view(d);
+  Kokkos::deep_copy(h, d);
+  std::vector<typename V::non_const_value_type> out(d.extent(0));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = h(i);
+  return out;
+}
+
+inline std::uint32_t read(const Word& w) {
+  Kokkos::fence();
+  std::uint32_t v = 0;
+  Kokkos::deep_copy(v, w);
+  return v;
+}
+
+inline Word word(std::uint32_t value, const std::string& label = "sieve_test::word") {
+  Word w(label);
+  Kokkos::deep_copy(w, value);
+  return w;
+}
+
+template <class T>
+DView<T> filled(std::size_t n, T value, const std::string& label = "sieve_test") {
+  DView<T> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+  Kokkos::deep_copy(d, value);
+  return d;
+}
+
+} // namespace sieve_test
