@@ -126,7 +126,7 @@ TEST(HostReorder, MatchesReferenceForEveryElementSizeAndCase) {
         const auto mask = makeMask(kind, n);
         auto ref = Population(mask, kAllElems).reference();
         refReorder(ref, n, drop, true);
-        forEachThreadCount([&](const HostConfig& c) {
+        forEachHostConfig([&](const HostConfig& c) {
           Population pop(mask, kAllElems);
           pop.reorder(c, drop, true);
           pop.expectEquals(ref);
@@ -138,7 +138,7 @@ TEST(HostReorder, EachElementSizeAlone) {
   const auto mask = makeMask(MaskKind::Random50, 50001);
   for (std::uint32_t e : {1u, 2u, 4u, 8u, 16u}) {
     SCOPED_TRACE("elemBytes " + std::to_string(e));
-    forEachThreadCount([&](const HostConfig& c) {
+    forEachHostConfig([&](const HostConfig& c) {
       Population pop(mask, e == 1 ? std::vector<std::uint32_t>{1} : std::vector<std::uint32_t>{e});
       auto ref = pop.reference();
       refReorder(ref, pop.n, false, false);
@@ -151,7 +151,7 @@ TEST(HostReorder, EachElementSizeAlone) {
 TEST(HostReorder, SpanLimitsTheMovesAndIsClampedToN) {
   const std::int64_t n = 40000;
   const auto mask = makeMask(MaskKind::Random50, n);
-  forEachThreadCount([&](const HostConfig& c) {
+  forEachHostConfig([&](const HostConfig& c) {
     for (std::uint32_t span : {0u, 1u, 31u, 4097u, 30000u, 40000u, 1000000u}) {
       SCOPED_TRACE("span " + std::to_string(span));
       Population pop(mask, {4, 8});
@@ -166,7 +166,7 @@ TEST(HostReorder, SpanLimitsTheMovesAndIsClampedToN) {
 
 TEST(HostReorder, FireZeroLeavesEveryByteUntouched) {
   const auto mask = makeMask(MaskKind::Random20, 30011);
-  forEachThreadCount([&](const HostConfig& c) {
+  forEachHostConfig([&](const HostConfig& c) {
     Population pop(mask, kAllElems);
     pop.fire = 0;
     pop.count = 1234;
@@ -213,7 +213,7 @@ TEST(HostReorder, TwoReordersThenRestoreGiveEverythingBack) {
         refs.push_back(s);
       }
     }
-    forEachThreadCount([&](const HostConfig& c) {
+    forEachHostConfig([&](const HostConfig& c) {
       Population pop(live, kAllElems);
       std::vector<std::vector<unsigned char>> original;
       for (auto& p : pop.planes) original.emplace_back(p.data(), p.data() + p.size());
@@ -250,7 +250,7 @@ TEST(HostReorder, TwoReordersThenRestoreGiveEverythingBack) {
 TEST(HostReorder, RestoreBringsTheMaskBackInSampleOrder) {
   const std::int64_t n = 9000;
   const auto mask = makeMask(MaskKind::Random50, n);
-  forEachThreadCount([&](const HostConfig& c) {
+  forEachHostConfig([&](const HostConfig& c) {
     Population pop(mask, {8});
     pop.reorder(c, false, false);
     pop.restore(c);

@@ -156,12 +156,23 @@ TEST(Api, TwoInstancesConcurrently) {
     }
   };
 #if KOKKOS_VERSION >= 40000
-  // Independent instances, each driven from its own host thread.
-  auto instances = Kokkos::Experimental::partition_space(TestExec(), 1, 1);
-  std::thread ta([&] { work(instances[0], a, 0u); instances[0].fence(); });
-  std::thread tb([&] { work(instances[1], b, sieve::kCompactMaskIsDrop); instances[1].fence(); });
-  ta.join();
-  tb.join();
+  // Independent instances, each driven from its own host thread (an OpenMP
+  // pool of one thread cannot be partitioned: then two handles of it, in turn).
+  const bool partition = !std::is_same_v<TestExec, Kokkos::DefaultHostExecutionSpace> ||
+                         TestExec().concurrency() >= 2;
+  if (partition) {
+    auto instances = Kokkos::Experimental::partition_space(TestExec(), 1, 1);
+    std::thread ta([&] { work(instances[0], a, 0u); instances[0].fence(); });
+    std::thread tb([&] { work(instances[1], b, sieve::kCompactMaskIsDrop); instances[1].fence(); });
+    ta.join();
+    tb.join();
+  } else {
+    TestExec ea, eb;
+    work(ea, a, 0u);
+    work(eb, b, sieve::kCompactMaskIsDrop);
+    ea.fence();
+    eb.fence();
+  }
 #else
   // Kokkos 3.4 has no partitioned instances: two instances, calls interleaved
   // without a fence between them.

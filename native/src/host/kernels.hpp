@@ -31,7 +31,28 @@ struct HostKernels {
   /// See hostScanSum32.
   std::uint32_t (*scanSum32)(const std::uint32_t* in, std::uint32_t* out, std::int64_t len,
                              std::uint32_t pre, bool inclusive);
+  /// The reorder's move of stage[a, b) back into a plane of `elemBytes`-byte
+  /// elements: kept samples (bit set in `bits`, one word per 32 samples) to
+  /// slots [kp, kEnd), dropped ones to [dp, dEnd), each in order; a % 32 == 0,
+  /// kEnd - kp and dEnd - dp being the exact counts. No other slot is written.
+  void (*scatter)(const void* stage, void* plane, std::uint32_t elemBytes,
+                  const std::uint32_t* bits, std::int64_t a, std::int64_t b, std::int64_t kp,
+                  std::int64_t kEnd, std::int64_t dp, std::int64_t dEnd);
 };
+
+/// The portable scatter of one element type (also the exact tail of the others).
+template <class T>
+void scatterExact(const T* stage, T* plane, const std::uint32_t* bits, std::int64_t a,
+                  std::int64_t b, std::int64_t& kp, std::int64_t& dp) {
+  for (std::int64_t i = a; i < b; ++i) {
+    // Branch-free: the slot is chosen by a mask, not a condition (a random
+    // mask would mispredict every other sample).
+    const std::int64_t k = (bits[i >> 5] >> (i & 31)) & 1u, sel = -k;
+    plane[(kp & sel) | (dp & ~sel)] = stage[i];
+    kp += k;
+    dp += 1 - k;
+  }
+}
 
 const HostKernels& hostKernels();
 

@@ -3,6 +3,8 @@
 #include "kernels.hpp"
 #include "maskbits.hpp"
 
+#include <sieve/core/elem.hpp>
+
 #include <cstdint>
 
 namespace sieve {
@@ -104,10 +106,19 @@ std::uint32_t scanSum32Portable(const std::uint32_t* in, std::uint32_t* out, std
   return acc;
 }
 
+void scatterPortable(const void* stage, void* plane, std::uint32_t elemBytes,
+                     const std::uint32_t* bits, std::int64_t a, std::int64_t b, std::int64_t kp,
+                     std::int64_t, std::int64_t dp, std::int64_t) {
+  withElem(elemBytes, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    scatterExact(static_cast<const T*>(stage), static_cast<T*>(plane), bits, a, b, kp, dp);
+  });
+}
+
 } // namespace
 
 const HostKernels& hostKernelsPortable() {
-  static const HostKernels k{countPortable, writePortable, scanSum32Portable};
+  static const HostKernels k{countPortable, writePortable, scanSum32Portable, scatterPortable};
   return k;
 }
 

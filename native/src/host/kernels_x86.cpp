@@ -7,6 +7,8 @@
 
 #include "maskbits.hpp"
 
+#include <sieve/core/elem.hpp>
+
 #if defined(__GNUC__) && !defined(__clang__)
 // GCC 12 reports its own _mm512_undefined_* intrinsics as maybe-uninitialized.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -228,15 +230,84 @@ SIEVE_TARGET_AVX512 std::uint32_t scanSum32Avx512(const std::uint32_t* in, std::
   return acc;
 }
 
+/// Keep bits of the `lanes` samples at i (lanes <= 64, i % lanes == 0 for
+/// lanes <= 32, i % 32 == 0 for 64).
+inline std::uint64_t laneBits(const std::uint32_t* bits, std::int64_t i, int lanes) {
+  if (lanes == 64) return bits[i >> 5] | (static_cast<std::uint64_t>(bits[(i >> 5) + 1]) << 32);
+  return (bits[i >> 5] >> (i & 31)) & ((std::uint64_t(1) << lanes) - 1);
+}
+
+/// Compress the kept and the dropped lanes of v (lane width W bytes).
+template <int W>
+SIEVE_TARGET_AVX512 inline void compressLanes(__m512i v, std::uint64_t k, __m512i& kept,
+                                              __m512i& dropped) {
+  if constexpr (W == 1) {
+    kept = _mm512_maskz_compress_epi8(static_cast<__mmask64>(k), v);
+    dropped = _mm512_maskz_compress_epi8(static_cast<__mmask64>(~k), v);
+  } else if constexpr (W == 2) {
+    kept = _mm512_maskz_compress_epi16(static_cast<__mmask32>(k), v);
+    dropped = _mm512_maskz_compress_epi16(static_cast<__mmask32>(~k), v);
+  } else if constexpr (W == 4) {
+    kept = _mm512_maskz_compress_epi32(static_cast<__mmask16>(k), v);
+    dropped = _mm512_maskz_compress_epi32(static_cast<__mmask16>(~k), v);
+  } else if constexpr (W == 8) {
+    kept = _mm512_maskz_compress_epi64(static_cast<__mmask8>(k), v);
+    dropped = _mm512_maskz_compress_epi64(static_cast<__mmask8>(~k), v);
+  } else { // 16-byte elements: two 64-bit lanes each
+    const auto k2 = static_cast<__mmask8>(_pdep_u32(static_cast<std::uint32_t>(k), 0x55u) * 3u);
+    kept = _mm512_maskz_compress_epi64(k2, v);
+    dropped = _mm512_maskz_compress_epi64(static_cast<__mmask8>(~k2), v);
+  }
+}
+
+/// Scatter with register compresses: per 64 bytes of stage, the kept and the
+/// dropped elements are each compressed and stored whole (64 bytes) at their
+/// cursor while both cursors have 64 bytes of their own slots left; the slack
+/// is overwritten in order. Near the end of either range: exact, one by one.
+template <int W>
+SIEVE_TARGET_AVX512 void scatterAvx512W(const unsigned char* stage, unsigned char* plane,
+                                        const std::uint32_t* bits, std::int64_t a, std::int64_t b,
+                                        std::int64_t kp, std::int64_t kEnd, std::int64_t dp,
+                                        std::int64_t dEnd) {
+  constexpr int lanes = 64 / W;
+  std::int64_t i = a;
+  for (; i + lanes <= b && kp + lanes <= kEnd && dp + lanes <= dEnd; i += lanes) {
+    const std::uint64_t k = laneBits(bits, i, lanes);
+    __m512i kept, dropped;
+    compressLanes<W>(_mm512_loadu_si512(stage + i * W), k, kept, dropped);
+    _mm512_storeu_si512(plane + kp * W, kept);
+    _mm512_storeu_si512(plane + dp * W, dropped);
+    const std::int64_t nk = _mm_popcnt_u64(k);
+    kp += nk;
+    dp += lanes - nk;
+  }
+  using T = ElemOf<W>;
+  scatterExact(reinterpret_cast<const T*>(stage), reinterpret_cast<T*>(plane), bits, i, b, kp, dp);
+}
+
+void scatterAvx512(const void* stage, void* plane, std::uint32_t elemBytes,
+                   const std::uint32_t* bits, std::int64_t a, std::int64_t b, std::int64_t kp,
+                   std::int64_t kEnd, std::int64_t dp, std::int64_t dEnd) {
+  const auto* s = static_cast<const unsigned char*>(stage);
+  auto* p = static_cast<unsigned char*>(plane);
+  switch (elemBytes) {
+  case 1: scatterAvx512W<1>(s, p, bits, a, b, kp, kEnd, dp, dEnd); break;
+  case 2: scatterAvx512W<2>(s, p, bits, a, b, kp, kEnd, dp, dEnd); break;
+  case 4: scatterAvx512W<4>(s, p, bits, a, b, kp, kEnd, dp, dEnd); break;
+  case 8: scatterAvx512W<8>(s, p, bits, a, b, kp, kEnd, dp, dEnd); break;
+  default: scatterAvx512W<16>(s, p, bits, a, b, kp, kEnd, dp, dEnd); break;
+  }
+}
+
 } // namespace
 
 const HostKernels& hostKernelsAvx2() {
-  static const HostKernels k{countAvx2, writeAvx2, scanSum32Avx2};
+  static const HostKernels k{countAvx2, writeAvx2, scanSum32Avx2, hostKernelsPortable().scatter};
   return k;
 }
 
 const HostKernels& hostKernelsAvx512() {
-  static const HostKernels k{countAvx512, writeAvx512, scanSum32Avx512};
+  static const HostKernels k{countAvx512, writeAvx512, scanSum32Avx512, scatterAvx512};
   return k;
 }
 

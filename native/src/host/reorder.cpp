@@ -18,6 +18,7 @@
 #include <sieve/native/host/reorder.hpp>
 #include <sieve/native/host/team.hpp>
 
+#include "kernels.hpp"
 #include "maskbits.hpp"
 
 #include <cstdint>
@@ -29,23 +30,6 @@ namespace {
 
 /// Samples per thread below which reorder and restore do not split further.
 constexpr std::int64_t kReorderMinPerThread = 32 * 1024;
-
-/// Scatter stage[a, b) back into `plane`: kept samples from slot `kp` on,
-/// dropped ones from slot `dp` on, each in order. `a` is a multiple of 32.
-template <class T>
-void scatterPart(const T* SIEVE_RESTRICT stage, T* SIEVE_RESTRICT plane, const std::uint32_t* bits,
-                 std::int64_t a, std::int64_t b, std::int64_t kp, std::int64_t dp) {
-  for (std::int64_t base = a; base < b; base += 32) {
-    const std::uint32_t w = bits[base >> 5];
-    const std::int64_t len = b - base < 32 ? b - base : 32;
-    for (std::int64_t j = 0; j < len; ++j) {
-      const std::int64_t k = (w >> j) & 1u;
-      plane[k ? kp : dp] = stage[base + j];
-      kp += k;
-      dp += 1 - k;
-    }
-  }
-}
 
 struct ReorderArgs {
   const ReorderPlane* planes;
@@ -89,6 +73,8 @@ void reorderTeamBody(const TeamCtx& t, const ReorderArgs& r) {
     }
   }
   const std::int64_t kp = keptBefore, dp = cnt + (a - keptBefore);
+  const std::int64_t kEnd = kp + kept, dEnd = dp + (b - a - kept);
+  const HostKernels& kern = hostKernels();
 
   auto move = [&](void* data, std::uint32_t elemBytes) {
     withElem(elemBytes, [&](auto tag) {
@@ -97,7 +83,7 @@ void reorderTeamBody(const TeamCtx& t, const ReorderArgs& r) {
       T* st = reinterpret_cast<T*>(stage);
       if (a < b) std::memcpy(st + a, plane + a, static_cast<std::size_t>(b - a) * sizeof(T));
       teamBarrier(t); // every part staged before any slot is overwritten
-      if (a < b) scatterPart<T>(st, plane, bits, a, b, kp, dp);
+      if (a < b) kern.scatter(st, plane, sizeof(T), bits, a, b, kp, kEnd, dp, dEnd);
       // The next plane's parts cover other bytes of the stage (another element
       // size), and perm must be complete before inv reads it.
       teamBarrier(t);

@@ -29,7 +29,7 @@ namespace sieve {
 namespace Impl {
 
 /// Bytes of input a thread takes per scan round (fits the L2 with its output).
-inline constexpr std::int64_t kScanRoundBytesPerThread = 192 * 1024;
+inline constexpr std::int64_t kScanRoundBytesPerThread = 512 * 1024;
 
 /// 32-bit integer sums run the vectorised hot loop of the library (isa.hpp).
 template <class T, class OP>

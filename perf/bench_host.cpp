@@ -1,0 +1,327 @@
+// Sieve — host benchmark: compaction, inclusive scan and a 4-plane reorder on
+// the OpenMP twins and through the Kokkos API, each beside its peers in the
+// same run: a memory copy of the same bytes (the bandwidth limit), a
+// branchless sequential loop, and the idiomatic Kokkos version.
+//
+//   sieve_bench [--log2n N] [--reps R] [--only compact|scan|reorder]
+#include <sieve/native/host/isa.hpp>
+#include <sieve/sieve.hpp>
+
+#include "harness.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace sieve_bench;
+
+namespace {
+
+using HostExec = Kokkos::DefaultHostExecutionSpace;
+template <class T>
+using HView = Kokkos::View<T*, Kokkos::HostSpace>;
+using HWord = Kokkos::View<std::uint32_t, Kokkos::HostSpace>;
+
+struct Options {
+  int log2n = 26;
+  int reps = 15;
+  std::string only;
+};
+
+std::vector<std::uint8_t> randomMask(std::int64_t n, double keep, std::uint32_t seed) {
+  std::vector<std::uint8_t> m(static_cast<std::size_t>(n));
+  std::mt19937_64 g(seed);
+  const auto threshold = static_cast<std::uint64_t>(keep * 18446744073709551615.0);
+  for (auto& x : m) x = g() < threshold ? 1 : 0;
+  return m;
+}
+
+struct Summary {
+  std::vector<std::string> lines;
+  void check(const std::string& what, double value, double target, bool atMost) {
+    char buf[256];
+    const bool ok = atMost ? value <= target : value >= target;
+    std::snprintf(buf, sizeof buf, "  %-58s %6.2f  (target %s %.2f)  %s", what.c_str(), value,
+                  atMost ? "<=" : ">=", target, ok ? "met" : "MISSED");
+    lines.emplace_back(buf);
+  }
+};
+
+void benchCompact(const Options& o, Summary& sum) {
+  const std::int64_t n = std::int64_t(1) << o.log2n;
+  HView<std::uint8_t> mask("mask", n);
+  HView<std::int32_t> map("map", n + 1); // the sequential loop writes one slot past
+  HView<unsigned char> scratch("scratch", sieve::compact_scratch_bytes(n));
+  HWord count("count");
+  const auto mapN = Kokkos::subview(map, std::make_pair(std::int64_t(0), n));
+  HView<char> a("copy.src", 5 * n / 2 + 64), b("copy.dst", 5 * n / 2 + 64);
+  Kokkos::deep_copy(a, 1);
+  Kokkos::deep_copy(b, 2);
+  for (const double keep : {0.01, 0.50, 0.99}) {
+    const auto host = randomMask(n, keep, 42);
+    std::memcpy(mask.data(), host.data(), host.size());
+    std::uint32_t kept = 0;
+    sieve::compactHost(mask.data(), 0u, map.data(), &kept, scratch.data(), n);
+    const double bytes = static_cast<double>(n) + 4.0 * kept;
+    const auto copyBytes = static_cast<std::size_t>(bytes / 2);
+    char name[64];
+    std::snprintf(name, sizeof name, "compact 2^%d keep %.0f%%", o.log2n, keep * 100);
+    Case c{name, {}, "memcpy (n+4c)/2 bytes", "sieve compactHost"};
+    c.variants.push_back({"memcpy (n+4c)/2 bytes", [&] { parallelCopy(b.data(), a.data(), copyBytes); },
+                          {}, bytes});
+    c.variants.push_back({"sequential branchless", [&] {
+                            const std::uint8_t* m = mask.data();
+                            std::int32_t* out = map.data();
+                            std::uint32_t k = 0;
+                            for (std::int64_t i = 0; i < n; ++i) {
+                              out[k] = static_cast<std::int32_t>(i);
+                              k += m[i] != 0;
+                            }
+                            count() = k;
+                          }, {}, bytes});
+    c.variants.push_back({"Kokkos::parallel_scan idiom", [&] {
+                            std::uint32_t total = 0;
+                            const auto m = mask;
+                            const auto out = map;
+                            Kokkos::parallel_scan(
+                                "idiom::compact", Kokkos::RangePolicy<HostExec>(0, n),
+                                KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& upd, const bool final) {
+                                  if (m(i)) {
+                                    if (final) out(upd) = static_cast<std::int32_t>(i);
+                                    ++upd;
+                                  }
+                                },
+                                total);
+                            count() = total;
+                          }, {}, bytes});
+    c.variants.push_back({"sieve compactHost", [&] {
+                            sieve::compactHost(mask.data(), 0u, map.data(), count.data(),
+                                               scratch.data(), n);
+                          }, {}, bytes});
+    c.variants.push_back({"sieve::compact (Kokkos API)", [&] {
+                            sieve::compact(HostExec(), mask, 0u, mapN, count, scratch);
+                          }, {}, bytes});
+    runCase(c, o.reps);
+    printCase(c);
+    if (keep == 0.50) {
+      sum.check("compact 50%: sieve compactHost / memcpy of the same traffic",
+                find(c, "sieve compactHost")->best / find(c, "memcpy (n+4c)/2 bytes")->best, 1.5, true);
+      sum.check("compact 50%: speed-up over the Kokkos::parallel_scan idiom",
+                find(c, "Kokkos::parallel_scan idiom")->best / find(c, "sieve compactHost")->best, 2.0,
+                false);
+      sum.check("compact 50%: Kokkos API / twins (API overhead)",
+                find(c, "sieve::compact (Kokkos API)")->best / find(c, "sieve compactHost")->best, 1.05,
+                true);
+    }
+  }
+}
+
+void benchScan(const Options& o, Summary& sum) {
+  const std::int64_t n = std::int64_t(1) << o.log2n;
+  HView<std::int32_t> in("in", n), out("out", n), sums("sums", n);
+  {
+    std::mt19937 g(5);
+    for (std::int64_t i = 0; i < n; ++i) in(i) = static_cast<std::int32_t>(g() % 100);
+  }
+  char name[64];
+  std::snprintf(name, sizeof name, "inclusive scan int32 2^%d", o.log2n);
+  const double bytes = 8.0 * static_cast<double>(n);
+  Case c{name, {}, "memcpy 4n bytes", "sieve cpu::Scan"};
+  c.variants.push_back({"memcpy 4n bytes", [&] { parallelCopy(out.data(), in.data(), 4 * n); }, {}, bytes});
+  c.variants.push_back({"sequential loop", [&] {
+                          std::int32_t acc = 0;
+                          const std::int32_t* src = in.data();
+                          std::int32_t* dst = out.data();
+                          for (std::int64_t i = 0; i < n; ++i) dst[i] = acc += src[i];
+                        }, {}, bytes});
+  c.variants.push_back({"Kokkos::parallel_scan idiom", [&] {
+                          const auto src = in;
+                          const auto dst = out;
+                          Kokkos::parallel_scan(
+                              "idiom::scan", Kokkos::RangePolicy<HostExec>(0, n),
+                              KOKKOS_LAMBDA(const std::int64_t i, std::int32_t& upd, const bool final) {
+                                upd += src(i);
+                                if (final) dst(i) = upd;
+                              });
+                          HostExec().fence();
+                        }, {}, bytes});
+  c.variants.push_back({"sieve cpu::Scan", [&] {
+                          sieve::cpu::Scan::inclusive<std::int32_t, sieve::Sum>(in.data(), out.data(),
+                                                                                 sums.data(), n);
+                        }, {}, bytes});
+  c.variants.push_back({"sieve::inclusive_scan (Kokkos API)", [&] {
+                          sieve::inclusive_scan(HostExec(), in, out, sieve::Sum{}, 0, sums);
+                        }, {}, bytes});
+  runCase(c, o.reps);
+  printCase(c);
+  sum.check("inclusive scan int32: sieve cpu::Scan / memcpy of the array",
+            find(c, "sieve cpu::Scan")->best / find(c, "memcpy 4n bytes")->best, 1.5, true);
+  sum.check("inclusive scan int32: speed-up over the Kokkos::parallel_scan idiom",
+            find(c, "Kokkos::parallel_scan idiom")->best / find(c, "sieve cpu::Scan")->best, 2.0, false);
+  sum.check("inclusive scan int32: Kokkos API / twins (API overhead)",
+            find(c, "sieve::inclusive_scan (Kokkos API)")->best / find(c, "sieve cpu::Scan")->best,
+            1.05, true);
+}
+
+void benchReorder(const Options& o, Summary&) {
+  const std::int64_t n = std::int64_t(1) << (o.log2n - 1);
+  const auto pristine = randomMask(n, 0.5, 9);
+  HView<std::uint8_t> mask("mask", n);
+  HView<double> x("x", n), y("y", n), z("z", n);
+  HView<std::int32_t> perm("perm", n), inv("inv", n), map("map", n), dst("dst", n);
+  HWord count("count"), span("span"), fire("fire");
+  HView<unsigned char> scratch("scratch", sieve::reorder_scratch_bytes(n, 8));
+  HView<double> stageD("stage", n);
+  HView<std::uint8_t> stageM("stageM", n);
+  HView<std::int32_t> stageI("stageI", n);
+  Kokkos::deep_copy(x, 1.0);
+  Kokkos::deep_copy(y, 2.0);
+  Kokkos::deep_copy(z, 3.0);
+  // planes moved: mask 1 B + 3 doubles + perm 4 B per sample
+  const double planeBytes = 29.0 * static_cast<double>(n);
+  HView<char> a("copy.src", static_cast<std::size_t>(planeBytes) + 64),
+      b("copy.dst", static_cast<std::size_t>(planeBytes) + 64);
+  Kokkos::deep_copy(a, 1);
+  auto reset = [&] {
+    std::memcpy(mask.data(), pristine.data(), pristine.size());
+    std::iota(perm.data(), perm.data() + n, 0);
+    span() = static_cast<std::uint32_t>(n);
+    fire() = 1;
+  };
+  char name[64];
+  std::snprintf(name, sizeof name, "reorder 4 planes 2^%d keep 50%%", o.log2n - 1);
+  Case c{name, {}, "memcpy of the planes", "sieve reorderHost"};
+  c.variants.push_back({"memcpy of the planes",
+                        [&] { parallelCopy(b.data(), a.data(), static_cast<std::size_t>(planeBytes)); },
+                        reset, 2 * planeBytes});
+  c.variants.push_back({"sequential branchless", [&] {
+                          // Stable partition: every plane staged, then scattered through two cursors.
+                          std::int64_t cnt = 0;
+                          for (std::int64_t i = 0; i < n; ++i) cnt += mask(i) != 0;
+                          auto part = [&](auto* plane, auto* stage) {
+                            std::memcpy(stage, plane, sizeof(*plane) * static_cast<std::size_t>(n));
+                            std::int64_t k = 0, d = cnt;
+                            for (std::int64_t i = 0; i < n; ++i) {
+                              const std::int64_t keep = stageM(i) != 0, sel = -keep;
+                              plane[(k & sel) | (d & ~sel)] = stage[i];
+                              k += keep;
+                              d += 1 - keep;
+                            }
+                          };
+                          std::memcpy(stageM.data(), mask.data(), static_cast<std::size_t>(n));
+                          for (double* p : {x.data(), y.data(), z.data()}) part(p, stageD.data());
+                          part(perm.data(), stageI.data());
+                          {
+                            std::int64_t k = 0, d = cnt;
+                            for (std::int64_t i = 0; i < n; ++i) {
+                              const std::int64_t keep = stageM(i) != 0, sel = -keep;
+                              mask((k & sel) | (d & ~sel)) = stageM(i);
+                              k += keep;
+                              d += 1 - keep;
+                            }
+                          }
+                          for (std::int64_t s = 0; s < n; ++s) inv(perm(s)) = static_cast<std::int32_t>(s);
+                          for (std::int64_t t = 0; t < cnt; ++t) map(t) = static_cast<std::int32_t>(t);
+                          count() = span() = static_cast<std::uint32_t>(cnt);
+                          fire() = 0;
+                        }, reset, 2 * planeBytes});
+  c.variants.push_back({"Kokkos idiom (scan + scatters)", [&] {
+                          // Destinations by parallel_scan, then every plane staged and scattered.
+                          std::uint32_t cnt = 0;
+                          const auto m = mask;
+                          const auto ds = dst;
+                          Kokkos::parallel_reduce(
+                              "idiom::count", Kokkos::RangePolicy<HostExec>(0, n),
+                              KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& acc) { acc += m(i) != 0; },
+                              cnt);
+                          Kokkos::parallel_scan(
+                              "idiom::dst", Kokkos::RangePolicy<HostExec>(0, n),
+                              KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& upd, const bool final) {
+                                const bool keep = m(i) != 0;
+                                if (final)
+                                  ds(i) = static_cast<std::int32_t>(keep ? upd : cnt + (i - upd));
+                                upd += keep;
+                              });
+                          auto move = [&](auto plane, auto stage) {
+                            Kokkos::deep_copy(HostExec(), stage, plane);
+                            Kokkos::parallel_for(
+                                "idiom::scatter", Kokkos::RangePolicy<HostExec>(0, n),
+                                KOKKOS_LAMBDA(const std::int64_t i) { plane(ds(i)) = stage(i); });
+                          };
+                          move(x, stageD);
+                          move(y, stageD);
+                          move(z, stageD);
+                          move(perm, stageI);
+                          move(mask, stageM);
+                          const auto p = perm;
+                          const auto iv = inv;
+                          const auto mp = map;
+                          Kokkos::parallel_for(
+                              "idiom::inv", Kokkos::RangePolicy<HostExec>(0, n),
+                              KOKKOS_LAMBDA(const std::int64_t s) {
+                                iv(p(s)) = static_cast<std::int32_t>(s);
+                                if (s < cnt) mp(s) = static_cast<std::int32_t>(s);
+                              });
+                          HostExec().fence();
+                          count() = span() = cnt;
+                          fire() = 0;
+                        }, reset, 2 * planeBytes});
+  c.variants.push_back({"sieve reorderHost", [&] {
+                          const sieve::ReorderPlane planes[] = {
+                              {mask.data(), 1}, {x.data(), 8}, {y.data(), 8}, {z.data(), 8}};
+                          sieve::reorderHost(planes, 4, mask.data(), 0u, perm.data(), inv.data(),
+                                             map.data(), count.data(), span.data(), fire.data(),
+                                             scratch.data(), n);
+                        }, reset, 2 * planeBytes});
+  c.variants.push_back({"sieve::reorder (Kokkos API)", [&] {
+                          sieve::reorder(HostExec(), mask, 0u, perm, inv, map, count, span, fire,
+                                         scratch, mask, x, y, z);
+                        }, reset, 2 * planeBytes});
+  runCase(c, o.reps);
+  printCase(c);
+}
+
+} // namespace
+
+int main(int argc, char* argv[]) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--log2n" && i + 1 < argc) o.log2n = std::atoi(argv[++i]);
+    else if (a == "--reps" && i + 1 < argc) o.reps = std::atoi(argv[++i]);
+    else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
+    else if (a == "-h" || a == "--help") {
+      std::printf("usage: sieve_bench [--log2n N (26)] [--reps R (15)] [--only compact|scan|reorder]\n");
+      return 0;
+    }
+  }
+  if (o.log2n < 10 || o.log2n > 30) {
+    std::fprintf(stderr, "sieve_bench: --log2n must be in [10, 30]\n");
+    return 2;
+  }
+  Kokkos::initialize(argc, argv);
+  {
+    std::printf("Sieve host benchmark: %s, %d threads, host ISA %s, best of %d interleaved runs\n",
+                HostExec::name(), static_cast<int>(HostExec().concurrency()),
+                sieve::hostIsaName(sieve::hostIsa()), o.reps);
+    std::printf("'x copy' = time / the memcpy moving the same bytes (the bandwidth limit); "
+                "'x sieve' = time / sieve's twin\n\n");
+    printHeader();
+    Summary sum;
+    if (o.only.empty() || o.only == "compact") benchCompact(o, sum);
+    if (o.only.empty() || o.only == "scan") benchScan(o, sum);
+    if (o.only.empty() || o.only == "reorder") benchReorder(o, sum);
+    if (!sum.lines.empty()) {
+      std::printf("Targets:\n");
+      for (const auto& l : sum.lines) std::printf("%s\n", l.c_str());
+    }
+  }
+  Kokkos::finalize();
+  return 0;
+}
