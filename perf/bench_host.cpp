@@ -169,6 +169,15 @@ void benchScan(const Options& o, Summary& sum) {
             1.05, true);
 }
 
+/// The idiomatic Kokkos move of one plane: stage it, scatter it back.
+template <class Plane, class Dst>
+void idiomScatter(const Plane& plane, const Plane& stage, const Dst& ds) {
+  Kokkos::deep_copy(HostExec(), stage, plane);
+  Kokkos::parallel_for(
+      "idiom::scatter", Kokkos::RangePolicy<HostExec>(0, plane.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) { plane(ds(i)) = stage(i); });
+}
+
 void benchReorder(const Options& o, Summary&) {
   const std::int64_t n = std::int64_t(1) << (o.log2n - 1);
   const auto pristine = randomMask(n, 0.5, 9);
@@ -248,17 +257,11 @@ void benchReorder(const Options& o, Summary&) {
                                   ds(i) = static_cast<std::int32_t>(keep ? upd : cnt + (i - upd));
                                 upd += keep;
                               });
-                          auto move = [&](auto plane, auto stage) {
-                            Kokkos::deep_copy(HostExec(), stage, plane);
-                            Kokkos::parallel_for(
-                                "idiom::scatter", Kokkos::RangePolicy<HostExec>(0, n),
-                                KOKKOS_LAMBDA(const std::int64_t i) { plane(ds(i)) = stage(i); });
-                          };
-                          move(x, stageD);
-                          move(y, stageD);
-                          move(z, stageD);
-                          move(perm, stageI);
-                          move(mask, stageM);
+                          idiomScatter(x, stageD, ds);
+                          idiomScatter(y, stageD, ds);
+                          idiomScatter(z, stageD, ds);
+                          idiomScatter(perm, stageI, ds);
+                          idiomScatter(mask, stageM, ds);
                           const auto p = perm;
                           const auto iv = inv;
                           const auto mp = map;

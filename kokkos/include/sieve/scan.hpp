@@ -22,12 +22,12 @@ constexpr void assertScanViews() {
 }
 
 /// Block-sum elements a scan of n needs on the backend that will run it.
-template <class Exec>
+template <class Exec, class T>
 std::int64_t scanScratchElems(std::int64_t n, bool native) {
   constexpr Backend b = backendOf<Exec>();
   if (native && b == Backend::OpenMP) return cpu::Scan::blocksOf(n);
 #if defined(SIEVE_KOKKOS_CUDA_SCAN)
-  if (native && b == Backend::Cuda) return cuda::Scan::blockSumsElems(n);
+  if (native && b == Backend::Cuda) return cuda::Scan::blockSumsElems<T>(n);
 #endif
   return Portable::scanScratchElems(n);
 }
@@ -70,7 +70,12 @@ void scanEntry(const Exec& exec, const In& in, const Out& out, const Op& op,
     fail(fn, "out.extent(0) = " + std::to_string(out.extent(0)) + " differs from in.extent(0) = " +
                  std::to_string(n));
   constexpr Backend backend = backendOf<Exec>();
-  const bool native = backend != Backend::Portable && contiguous(in) && contiguous(out);
+#if defined(SIEVE_KOKKOS_CUDA_SCAN)
+  constexpr bool haveNative = backend != Backend::Portable;
+#else
+  constexpr bool haveNative = backend == Backend::OpenMP; // cuda::Scan needs nvcc
+#endif
+  const bool native = haveNative && contiguous(in) && contiguous(out);
   if (n == 0) return;
   if constexpr (!std::is_same_v<Scratch, NoScratch>) {
     static_assert(IsView<Scratch>::value && viewRank<Scratch>() == 1,
@@ -89,7 +94,7 @@ void scanEntry(const Exec& exec, const In& in, const Out& out, const Op& op,
               extent64(*scratch));
     scanOn<Inclusive>(exec, in, out, op, init, scratch->data(), n, native);
   } else {
-    const std::int64_t elems = scanScratchElems<Exec>(n, native);
+    const std::int64_t elems = scanScratchElems<Exec, T>(n, native);
     Kokkos::View<T*, typename Exec::memory_space> own(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "sieve::scan::block_sums"),
         static_cast<std::size_t>(elems));

@@ -55,5 +55,19 @@ SIEVE_INLINE std::uint32_t groupKeepBits(const ByteAt& byteAt, std::int64_t base
   return bits;
 }
 
+/// Where slot i goes in a reorder, from the keep bits of the span (one word
+/// per 32 samples, bit j of word w for sample 32w + j) and the exclusive count
+/// of kept samples before each word; `cnt` is the kept count of the span. The
+/// data-parallel form of reorderDst(), used by the CUDA and portable faces.
+SIEVE_INLINE std::int64_t reorderDstFromBits(const std::uint32_t* bits,
+                                             const std::uint32_t* wordOff, std::int64_t i,
+                                             std::int64_t cnt) {
+  const std::uint32_t w = bits[i >> 5];
+  const int j = static_cast<int>(i & 31);
+  const bool kept = (w >> j) & 1u;
+  const std::int64_t incl = static_cast<std::int64_t>(wordOff[i >> 5]) + popcount32(bitsThrough(w, j));
+  return reorderDst(kept, i, incl, cnt);
+}
+
 } // namespace Impl
 } // namespace sieve

@@ -47,10 +47,11 @@ struct TypeTag {
   using type = T;
 };
 
-/// Call `f(TypeTag<ElemOf<bytes>>{})`; `bytes` must be 1, 2, 4, 8 or 16
-/// (validated before: any other value calls nothing).
+/// Call `f(TypeTag<ElemOf<bytes>>{})` (host code: the dispatch of a plane to
+/// its element type); `bytes` must be 1, 2, 4, 8 or 16 (validated before: any
+/// other value calls nothing).
 template <class F>
-SIEVE_INLINE void withElem(std::uint32_t bytes, F&& f) {
+inline void withElem(std::uint32_t bytes, F&& f) {
   switch (bytes) {
   case 1u:
     f(TypeTag<ElemOf<1>>{});

@@ -149,7 +149,9 @@ void blockScan(const Exec& exec, const Src& src, const Dst& dst, i64 len, const 
         T acc = prefix[b];
         for (i64 i = lo; i < hi; ++i) {
           const T v = src(i);
-          if constexpr (Inclusive) {
+          // (a plain `if` on the constant: nvcc's extended lambdas cannot
+          // first-capture inside `if constexpr`)
+          if (Inclusive) {
             acc = op(acc, v);
             dst(i) = acc;
           } else {
@@ -225,11 +227,7 @@ struct ReorderState {
   KOKKOS_INLINE_FUNCTION i64 sp() const { return effectiveSpan(*span, n); }
   /// Where slot i (< sp) goes.
   KOKKOS_INLINE_FUNCTION i64 dst(i64 i) const {
-    const std::uint32_t w = bits[i >> 5];
-    const int j = static_cast<int>(i & 31);
-    const bool kept = (w >> j) & 1u;
-    const i64 incl = static_cast<i64>(wordOff[i >> 5]) + popcount32(bitsThrough(w, j));
-    return reorderDst(kept, i, incl, static_cast<i64>(*cnt));
+    return reorderDstFromBits(bits, wordOff, i, static_cast<i64>(*cnt));
   }
 };
 

@@ -1,0 +1,25 @@
+// Sieve — checked CUDA runtime calls. Every runtime call of the native CUDA
+// face goes through cudaCheck(); a failure throws std::runtime_error naming
+// the call and the CUDA error. Launch errors are taken from the launch call's
+// own return value (cudaLaunchKernel), never from cudaGetLastError, so a stale
+// error left by the caller neither confuses nor is cleared by Sieve.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace sieve {
+namespace Impl {
+
+inline void cudaCheck(cudaError_t err, const char* what) {
+  if (err != cudaSuccess)
+    throw std::runtime_error(std::string("sieve: CUDA call ") + what + " failed: " +
+                             cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+}
+
+} // namespace Impl
+} // namespace sieve
+
+#define SIEVE_CUDA_CHECK(call) ::sieve::Impl::cudaCheck((call), #call)

@@ -1,0 +1,77 @@
+// Sieve (internal) — warp-shuffle and block scans for the CUDA kernels.
+// Associative operators only; no identity element is needed.
+#pragma once
+
+#include <sieve/native/cuda/impl/launch.cuh>
+
+#include <cstdint>
+#include <cstring>
+
+namespace sieve {
+namespace Impl {
+
+inline constexpr unsigned kFullWarp = 0xFFFFFFFFu;
+
+/// __shfl_up_sync for any arithmetic type of up to 8 bytes.
+template <class T>
+__device__ __forceinline__ T shflUp(T v, unsigned delta) {
+  static_assert(sizeof(T) <= 8, "sieve: CUDA scans take types of up to 8 bytes");
+  if constexpr (sizeof(T) <= 4) {
+    int x = 0;
+    memcpy(&x, &v, sizeof(T));
+    x = __shfl_up_sync(kFullWarp, x, delta);
+    T r;
+    memcpy(&r, &x, sizeof(T));
+    return r;
+  } else {
+    long long x;
+    memcpy(&x, &v, sizeof(T));
+    x = __shfl_up_sync(kFullWarp, x, delta);
+    T r;
+    memcpy(&r, &x, sizeof(T));
+    return r;
+  }
+}
+
+/// Inclusive scan across the 32 lanes of a warp (every lane takes part).
+template <class T, class Op>
+__device__ __forceinline__ T warpInclusive(T v, const Op& op, unsigned lane) {
+#pragma unroll
+  for (unsigned d = 1; d < 32; d <<= 1) {
+    const T u = shflUp(v, d);
+    if (lane >= d) v = op(u, v);
+  }
+  return v;
+}
+
+/// Inclusive scan across the block (every thread takes part). `warpTotals`
+/// is shared memory of Geometry::kWarps elements; on return it holds the
+/// inclusive warp totals (warpTotals[kWarps - 1] is the block total). The
+/// caller synchronises before reusing it.
+template <class T, class Op>
+__device__ __forceinline__ T blockInclusive(T v, const Op& op, T* warpTotals) {
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  v = warpInclusive(v, op, lane);
+  if (lane == 31u) warpTotals[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    T w = warpTotals[lane < Geometry::kWarps ? lane : 0u];
+    w = warpInclusive(w, op, lane);
+    if (lane < Geometry::kWarps) warpTotals[lane] = w;
+  }
+  __syncthreads();
+  if (warp > 0) v = op(warpTotals[warp - 1], v);
+  return v;
+}
+
+/// The inclusive value of the previous thread of the block after
+/// blockInclusive (undefined for thread 0).
+template <class T>
+__device__ __forceinline__ T blockPrevious(T inclusive, const T* warpTotals) {
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const T up = shflUp(inclusive, 1);
+  return lane > 0 ? up : warpTotals[warp > 0 ? warp - 1 : 0];
+}
+
+} // namespace Impl
+} // namespace sieve

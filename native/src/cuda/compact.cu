@@ -1,0 +1,183 @@
+// Sieve — compactDevice: single-pass stream compaction with decoupled
+// look-back.
+//
+// Each block takes the next tile of 8192 samples (a dynamic tile counter, so
+// a block only ever waits on tiles handed out before its own), each thread
+// one aligned 32-sample group: keep bits, popcount, a live flag for the
+// trigger. A block scan gives every thread its offset inside the tile; thread
+// 0 publishes the tile's (kept, live) aggregate, walks back over the tiles
+// before it until it meets an inclusive prefix, and publishes its own. The
+// kept indices are staged in shared memory at their offsets and written out
+// coalesced. The last tile writes the count and the trigger words.
+#include <sieve/core/bits.hpp>
+#include <sieve/core/rules.hpp>
+#include <sieve/core/validate.hpp>
+#include <sieve/native/cuda/check.hpp>
+#include <sieve/native/cuda/compact.hpp>
+#include <sieve/native/cuda/impl/block.cuh>
+#include <sieve/native/cuda/impl/launch.cuh>
+
+#include <cstdint>
+
+namespace sieve {
+namespace Impl {
+namespace {
+
+using Geometry::kBlock;
+using Geometry::kCompactTile;
+using Geometry::kWarps;
+
+// Tile status words: flags in bits 62-63, live groups in bits 32-61, kept
+// samples in bits 0-31 (kept <= 2^31 - 1 and live <= 2^26: plain additions of
+// two payloads never carry across fields).
+constexpr unsigned long long kAggregate = 1ull << 62;
+constexpr unsigned long long kInclusive = 2ull << 62;
+constexpr unsigned long long kFlags = 3ull << 62;
+
+struct CompactArgs {
+  const std::uint8_t* mask;
+  std::int32_t* map;
+  std::uint32_t* count;
+  unsigned long long* status; // one word per tile (only with more than one tile)
+  unsigned int* tileCounter;
+  std::int64_t n;
+  std::int64_t tiles;
+  std::uint32_t flags;
+  bool hasTrigger;
+  ReorderTrigger trig;
+};
+
+struct Plus {
+  __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a + b; }
+};
+
+/// Keep bits of the aligned group at `base` (32 samples, fewer at the end).
+template <bool Aligned>
+__device__ __forceinline__ std::uint32_t keepBits(const std::uint8_t* mask, std::int64_t base,
+                                                  std::int64_t n, std::uint32_t flags) {
+  if (Aligned && base + 32 <= n) {
+    const auto* p = reinterpret_cast<const uint4*>(mask + base);
+    const uint4 lo = __ldg(p), hi = __ldg(p + 1);
+    const std::uint32_t words[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    std::uint32_t bits = 0;
+#pragma unroll
+    for (int w = 0; w < 8; ++w)
+#pragma unroll
+      for (int b = 0; b < 4; ++b)
+        bits |= static_cast<std::uint32_t>(
+                    keeps(static_cast<std::uint8_t>(words[w] >> (8 * b)), flags))
+                << (4 * w + b);
+    return bits;
+  }
+  return groupKeepBits([&](std::int64_t i) { return mask[i]; }, base, n, flags);
+}
+
+__device__ __forceinline__ unsigned long long loadStatus(const unsigned long long* p) {
+  return *reinterpret_cast<const volatile unsigned long long*>(p);
+}
+
+template <bool Aligned>
+__global__ void __launch_bounds__(kBlock) compactKernel(CompactArgs a) {
+  __shared__ std::int32_t staged[kCompactTile];
+  __shared__ std::uint32_t warpTotals[kWarps];
+  __shared__ long long sTile;
+  __shared__ unsigned long long sPrefix;
+  if (threadIdx.x == 0) sTile = a.tiles > 1 ? static_cast<long long>(atomicAdd(a.tileCounter, 1u)) : 0;
+  __syncthreads();
+  const std::int64_t tile = sTile;
+  const std::int64_t base = (tile * kBlock + threadIdx.x) * 32;
+  const std::uint32_t bits = base < a.n ? keepBits<Aligned>(a.mask, base, a.n, a.flags) : 0u;
+  // kept in the low 16 bits (<= 8192 per tile), the live flag above
+  const std::uint32_t mine = static_cast<std::uint32_t>(__popc(bits)) | (bits != 0u ? 1u << 16 : 0u);
+  const std::uint32_t incl = blockInclusive(mine, Plus{}, warpTotals);
+  const std::uint32_t excl = incl - mine;
+  const std::uint32_t tileSum = warpTotals[kWarps - 1];
+
+  if (threadIdx.x == 0) {
+    const unsigned long long agg =
+        static_cast<unsigned long long>(tileSum & 0xFFFFu) |
+        (static_cast<unsigned long long>(tileSum >> 16) << 32);
+    unsigned long long prefix = 0;
+    if (a.tiles > 1) {
+      if (tile == 0) {
+        atomicExch(&a.status[0], kInclusive | agg);
+      } else {
+        atomicExch(&a.status[tile], kAggregate | agg);
+        for (std::int64_t j = tile - 1; j >= 0; --j) {
+          unsigned long long w;
+          while (((w = loadStatus(&a.status[j])) & kFlags) == 0) __nanosleep(20);
+          prefix += w & ~kFlags;
+          if ((w & kFlags) == kInclusive) break;
+        }
+        atomicExch(&a.status[tile], kInclusive | (prefix + agg));
+      }
+    }
+    sPrefix = prefix;
+    if (tile == a.tiles - 1) {
+      const unsigned long long total = prefix + agg;
+      const auto kept = static_cast<std::uint32_t>(total & 0xFFFFFFFFull);
+      const auto live = static_cast<std::uint32_t>(total >> 32);
+      *a.count = kept;
+      if (a.hasTrigger) {
+        *a.trig.live32 = live;
+        *a.trig.fire = triggerFires(kept, live, *a.trig.span, a.trig.theta);
+      }
+    }
+  }
+  // Stage this thread's indices at its offset in the tile, then write the
+  // tile's indices out coalesced.
+  std::uint32_t pos = excl & 0xFFFFu;
+  for (std::uint32_t b = bits; b != 0u; b &= b - 1u)
+    staged[pos++] = static_cast<std::int32_t>(base + ctz32(b));
+  __syncthreads();
+  const auto out = static_cast<std::int64_t>(sPrefix & 0xFFFFFFFFull);
+  const std::uint32_t tileKept = tileSum & 0xFFFFu;
+  for (std::uint32_t j = threadIdx.x; j < tileKept; j += kBlock) a.map[out + j] = staged[j];
+}
+
+__global__ void compactEmptyKernel(std::uint32_t* count, bool hasTrigger, ReorderTrigger trig) {
+  if (threadIdx.x != 0) return;
+  *count = 0u;
+  if (hasTrigger) {
+    *trig.live32 = 0u;
+    *trig.fire = triggerFires(0u, 0u, *trig.span, trig.theta);
+  }
+}
+
+} // namespace
+} // namespace Impl
+
+void compactDevice(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* indexMap,
+                   std::uint32_t* count, void* scratch, std::int64_t n, cudaStream_t stream,
+                   const ReorderTrigger* trig) {
+  using namespace Impl;
+  constexpr const char* fn = "sieve::compactDevice";
+  checkCompact(fn, mask, flags, indexMap, count, scratch, n);
+  if (trig != nullptr) checkTrigger(fn, *trig);
+  const ReorderTrigger t = trig != nullptr ? *trig : ReorderTrigger{};
+  if (n == 0) {
+    launch(compactEmptyKernel, 1u, stream, "sieve::compactDevice (empty)", count, trig != nullptr, t);
+    return;
+  }
+  const std::int64_t tiles = (n + Geometry::kCompactTile - 1) / Geometry::kCompactTile;
+  auto* status = static_cast<unsigned long long*>(scratch);
+  auto* counter = reinterpret_cast<unsigned int*>(status + tiles);
+  // (tiles + 1) words of 8 bytes fit the 12 * n bytes of scratch whenever
+  // there is more than one tile; a single tile uses no scratch at all.
+  if (tiles > 1)
+    cudaCheck(cudaMemsetAsync(scratch, 0, static_cast<std::size_t>(tiles + 1) * 8, stream),
+              "cudaMemsetAsync (sieve::compactDevice tile words)");
+  const CompactArgs args{mask, indexMap, count, status, counter, n, tiles, flags, trig != nullptr, t};
+  const bool aligned = reinterpret_cast<std::uintptr_t>(mask) % 16 == 0;
+  if (aligned)
+    launch(compactKernel<true>, static_cast<unsigned>(tiles), stream, "sieve::compactDevice", args);
+  else
+    launch(compactKernel<false>, static_cast<unsigned>(tiles), stream, "sieve::compactDevice", args);
+}
+
+void compactDevice(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* indexMap,
+                   std::uint32_t* count, void* scratch, std::int64_t n, cudaStream_t stream) {
+  compactDevice(mask, flags, indexMap, count, scratch, n, stream, nullptr);
+}
+
+} // namespace sieve

@@ -1,0 +1,206 @@
+// Sieve — GPU benchmark: compactDevice against cub::DeviceSelect::Flagged
+// (with a counting iterator for the indices), cuda::Scan against
+// cub::DeviceScan, and a 4-plane reorderDevice, each beside a device-to-device
+// copy of the same bytes (the bandwidth limit), in the same run.
+//
+//   sieve_bench_cuda [--reps R] [--max-log2n N]
+#include <sieve/native/cuda/compact.hpp>
+#include <sieve/native/cuda/reorder.hpp>
+#include <sieve/native/cuda/scan.cuh>
+
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Timer {
+  cudaEvent_t a, b;
+  Timer() {
+    SIEVE_CUDA_CHECK(cudaEventCreate(&a));
+    SIEVE_CUDA_CHECK(cudaEventCreate(&b));
+  }
+  ~Timer() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+  /// Milliseconds of f() on the legacy stream.
+  float time(const std::function<void()>& f) {
+    SIEVE_CUDA_CHECK(cudaEventRecord(a));
+    f();
+    SIEVE_CUDA_CHECK(cudaEventRecord(b));
+    SIEVE_CUDA_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    SIEVE_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    return ms;
+  }
+};
+
+struct Row {
+  std::string name;
+  std::function<void()> run;
+  double bytes;
+  float best = 1e30f;
+};
+
+void table(const std::string& title, std::vector<Row>& rows, int reps, Timer& t,
+           const std::string& copy, const std::string& peer) {
+  for (auto& r : rows) r.run(); // warm up
+  for (int k = 0; k < reps; ++k)
+    for (auto& r : rows) r.best = std::min(r.best, t.time(r.run));
+  float copyMs = 0, peerMs = 0;
+  for (auto& r : rows) {
+    if (r.name == copy) copyMs = r.best;
+    if (r.name == peer) peerMs = r.best;
+  }
+  for (auto& r : rows)
+    std::printf("%-30s %-32s %9.4f %8.1f %8.2f %8.2f\n", title.c_str(), r.name.c_str(), r.best,
+                r.bytes / (r.best * 1e-3) * 1e-9, r.best / copyMs, peerMs > 0 ? r.best / peerMs : 0.0);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+void* deviceAlloc(std::size_t bytes) {
+  void* p = nullptr;
+  SIEVE_CUDA_CHECK(cudaMalloc(&p, bytes > 0 ? bytes : 1));
+  return p;
+}
+
+} // namespace
+
+int main(int argc, char* argv[]) {
+  int reps = 20, maxLog2 = 28;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (a == "--max-log2n" && i + 1 < argc) maxLog2 = std::atoi(argv[++i]);
+  }
+  int dev = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+    std::printf("sieve_bench_cuda: no CUDA device\n");
+    return 0;
+  }
+  std::printf("Sieve GPU benchmark on %s (sm_%d%d), best of %d runs\n", prop.name, prop.major,
+              prop.minor, reps);
+  std::printf("'x copy' = time / device-to-device copy of the same bytes; 'x CUB' = time / CUB\n\n");
+  std::printf("%-30s %-32s %9s %8s %8s %8s\n", "case", "variant", "ms", "GB/s", "x copy", "x CUB");
+  std::printf("%s\n", std::string(100, '-').c_str());
+  Timer timer;
+  const std::int64_t maxN = std::int64_t(1) << maxLog2;
+  auto* mask = static_cast<std::uint8_t*>(deviceAlloc(maxN));
+  auto* map = static_cast<std::int32_t*>(deviceAlloc(maxN * 4));
+  auto* count = static_cast<std::uint32_t*>(deviceAlloc(64));
+  auto* scratch = deviceAlloc(sieve::reorderScratchBytes(maxN, 8));
+  auto* copySrc = deviceAlloc(maxN * 5);
+  auto* copyDst = deviceAlloc(maxN * 5);
+  int* cubCount = static_cast<int*>(deviceAlloc(8));
+  std::size_t cubBytes = 0, cubScanBytes = 0;
+  cub::DeviceSelect::Flagged(nullptr, cubBytes, thrust::counting_iterator<int>(0), mask, map, cubCount,
+                             static_cast<int>(maxN));
+  cub::DeviceScan::InclusiveSum(nullptr, cubScanBytes, map, map, static_cast<int>(maxN));
+  void* cubTemp = deviceAlloc(std::max(cubBytes, cubScanBytes));
+
+  for (int log2n : {20, 24, 28}) {
+    if (log2n > maxLog2) continue;
+    const std::int64_t n = std::int64_t(1) << log2n;
+    for (double keep : {0.01, 0.5, 0.99}) {
+      std::vector<std::uint8_t> h(n);
+      std::mt19937_64 g(log2n * 100 + static_cast<int>(keep * 100));
+      std::bernoulli_distribution b(keep);
+      for (auto& x : h) x = b(g);
+      SIEVE_CUDA_CHECK(cudaMemcpy(mask, h.data(), n, cudaMemcpyHostToDevice));
+      const double kept = static_cast<double>(std::count(h.begin(), h.end(), 1));
+      const double bytes = static_cast<double>(n) + 4 * kept;
+      const auto copyBytes = static_cast<std::size_t>(bytes / 2);
+      char title[64];
+      std::snprintf(title, sizeof title, "compact 2^%d keep %.0f%%", log2n, keep * 100);
+      std::vector<Row> rows{
+          {"D2D copy (n+4c)/2 bytes", [&] {
+             SIEVE_CUDA_CHECK(cudaMemcpyAsync(copyDst, copySrc, copyBytes, cudaMemcpyDeviceToDevice));
+           }, 2.0 * copyBytes},
+          {"cub::DeviceSelect::Flagged", [&] {
+             std::size_t tb = cubBytes;
+             SIEVE_CUDA_CHECK(cub::DeviceSelect::Flagged(cubTemp, tb, thrust::counting_iterator<int>(0),
+                                                         mask, map, cubCount, static_cast<int>(n)));
+           }, bytes},
+          {"sieve compactDevice", [&] {
+             sieve::compactDevice(mask, 0u, map, count, scratch, n, nullptr);
+           }, bytes}};
+      table(title, rows, reps, timer, "D2D copy (n+4c)/2 bytes", "cub::DeviceSelect::Flagged");
+    }
+    {
+      char title[64];
+      std::snprintf(title, sizeof title, "inclusive scan int32 2^%d", log2n);
+      auto* in = static_cast<std::int32_t*>(copySrc);
+      auto* out = static_cast<std::int32_t*>(copyDst);
+      auto* sums = static_cast<std::int32_t*>(scratch);
+      SIEVE_CUDA_CHECK(cudaMemset(in, 1, n * 4));
+      std::vector<Row> rows{
+          {"D2D copy 4n bytes", [&] {
+             SIEVE_CUDA_CHECK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice));
+           }, 8.0 * n},
+          {"cub::DeviceScan::InclusiveSum", [&] {
+             std::size_t tb = cubScanBytes;
+             SIEVE_CUDA_CHECK(cub::DeviceScan::InclusiveSum(cubTemp, tb, in, out, static_cast<int>(n)));
+           }, 8.0 * n},
+          {"sieve cuda::Scan", [&] {
+             sieve::cuda::Scan::enqueue<std::int32_t, sieve::Sum, true>(in, out, sums, n, 0, nullptr);
+           }, 8.0 * n}};
+      table(title, rows, reps, timer, "D2D copy 4n bytes", "cub::DeviceScan::InclusiveSum");
+    }
+  }
+  {
+    // A 4-plane reorder (mask + 3 doubles, perm) at 2^24, half kept.
+    const std::int64_t n = std::int64_t(1) << std::min(24, maxLog2);
+    auto* planes = static_cast<unsigned char*>(deviceAlloc(n * 25));
+    auto* perm = static_cast<std::int32_t*>(deviceAlloc(n * 4));
+    auto* inv = static_cast<std::int32_t*>(deviceAlloc(n * 4));
+    auto* words = static_cast<std::uint32_t*>(deviceAlloc(16));
+    std::vector<std::uint8_t> h(n);
+    std::mt19937_64 g(7);
+    for (auto& x : h) x = g() & 1;
+    std::vector<std::int32_t> ids(n);
+    for (std::int64_t i = 0; i < n; ++i) ids[i] = static_cast<std::int32_t>(i);
+    const sieve::ReorderPlane desc[] = {
+        {planes, 1}, {planes + n, 8}, {planes + 9 * n, 8}, {planes + 17 * n, 8}};
+    auto reset = [&] {
+      SIEVE_CUDA_CHECK(cudaMemcpy(planes, h.data(), n, cudaMemcpyHostToDevice));
+      SIEVE_CUDA_CHECK(cudaMemcpy(perm, ids.data(), n * 4, cudaMemcpyHostToDevice));
+      const std::uint32_t w[3] = {0, static_cast<std::uint32_t>(n), 1};
+      SIEVE_CUDA_CHECK(cudaMemcpy(words, w, sizeof w, cudaMemcpyHostToDevice));
+    };
+    const double bytes = 29.0 * n;
+    float copyMs = 1e30f, sieveMs = 1e30f;
+    for (int k = 0; k < reps; ++k) {
+      copyMs = std::min(copyMs, timer.time([&] {
+        SIEVE_CUDA_CHECK(cudaMemcpyAsync(copyDst, planes, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice));
+      }));
+      reset();
+      sieveMs = std::min(sieveMs, timer.time([&] {
+        sieve::reorderDevice(desc, 4, planes, 0u, perm, inv, map, words, words + 1, words + 2, scratch, n,
+                             nullptr);
+      }));
+    }
+    std::printf("%-30s %-32s %9.4f %8.1f %8.2f\n", "reorder 4 planes 2^24 keep 50%", "D2D copy of the planes",
+                copyMs, 2 * bytes / (copyMs * 1e-3) * 1e-9, 1.0);
+    std::printf("%-30s %-32s %9.4f %8.1f %8.2f\n\n", "reorder 4 planes 2^24 keep 50%", "sieve reorderDevice",
+                sieveMs, 2 * bytes / (sieveMs * 1e-3) * 1e-9, sieveMs / copyMs);
+    cudaFree(planes);
+    cudaFree(perm);
+    cudaFree(inv);
+    cudaFree(words);
+  }
+  for (void* p : {static_cast<void*>(mask), static_cast<void*>(map), static_cast<void*>(count), scratch,
+                  copySrc, copyDst, static_cast<void*>(cubCount), cubTemp})
+    cudaFree(p);
+  return 0;
+}
