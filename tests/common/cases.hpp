@@ -94,4 +94,15 @@ inline std::vector<std::uint8_t> thin(const std::vector<std::uint8_t>& live, dou
   return m;
 }
 
+/// Small integers (-8..8) as T: their sums are exact in every type tested, so
+/// any association order gives the reference's bits.
+template <class T>
+std::vector<T> smallInts(std::int64_t n, std::uint32_t seed) {
+  std::mt19937 g(seed);
+  std::uniform_int_distribution<int> d(-8, 8);
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = static_cast<T>(d(g));
+  return v;
+}
+
 } // namespace sieve_test

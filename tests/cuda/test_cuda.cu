@@ -333,15 +333,6 @@ struct XorOp {
   }
 };
 
-template <class T>
-std::vector<T> values(std::int64_t n, std::uint32_t seed) {
-  std::mt19937 g(seed);
-  std::uniform_int_distribution<int> d(-8, 8);
-  std::vector<T> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = static_cast<T>(d(g));
-  return v;
-}
-
 template <class T, class Op, bool Inclusive>
 std::vector<T> deviceScan(const std::vector<T>& in, T init, bool inPlace = false) {
   const auto n = static_cast<std::int64_t>(in.size());
@@ -360,7 +351,7 @@ void checkAgainstTwins(T init, const char* what) {
   ns.push_back(6000011); // three levels of tiles
   for (const auto n : ns) {
     if (std::is_floating_point_v<T> && n > (1 << 20)) continue; // exact float sums only
-    const auto in = values<T>(n, 5);
+    const auto in = smallInts<T>(n, 5);
     std::vector<T> host(in.size()), hs(in.size() + 1);
     for (const bool inclusive : {true, false}) {
       SCOPED_TRACE(std::string(what) + " n=" + std::to_string(n) + (inclusive ? " incl" : " excl"));
@@ -390,7 +381,7 @@ TEST(CudaScan, MatchesHostTwins) {
 
 TEST(CudaScan, InPlaceDeterministicAndEntryPoints) {
   SIEVE_REQUIRE_DEVICE();
-  const auto in = values<std::int32_t>(3000017, 8);
+  const auto in = smallInts<std::int32_t>(3000017, 8);
   const auto ref = refScan(in, sieve::Sum{}, 4, true);
   EXPECT_EQ((deviceScan<std::int32_t, sieve::Sum, true>(in, 4, true)), ref);
   // Floating point: the same bits run to run.

@@ -36,22 +36,11 @@ struct AbsMaxOp {
   }
 };
 
-/// Values whose sums are exact in every type tested (so any association
-/// order gives the reference's bits), with negatives.
-template <class T>
-std::vector<T> values(std::int64_t n, std::uint32_t seed) {
-  std::mt19937 g(seed);
-  std::uniform_int_distribution<int> d(-8, 8);
-  std::vector<T> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = static_cast<T>(d(g));
-  return v;
-}
-
 template <class T, class Op>
 void checkScan(Op op, T init, const char* opName) {
   for (const auto n : sizes()) {
     if (std::is_same_v<T, float> && n > (1 << 20)) continue; // keep float sums exact
-    const auto in = values<T>(n, 3);
+    const auto in = smallInts<T>(n, 3);
     for (const bool inclusive : {true, false}) {
       SCOPED_TRACE(std::string(opName) + " n=" + std::to_string(n) + (inclusive ? " incl" : " excl"));
       const auto ref = refScan(in, op, init, inclusive);
@@ -103,7 +92,7 @@ TEST(HostScan, FloatAndDouble) {
 }
 
 TEST(HostScan, DefaultInitIsTheIdentity) {
-  const auto in = values<std::int32_t>(5000, 9);
+  const auto in = smallInts<std::int32_t>(5000, 9);
   std::vector<std::int32_t> out(in.size()), bs(in.size());
   sieve::cpu::Scan::inclusive<std::int32_t, sieve::Min>(in.data(), out.data(), bs.data(), 5000);
   EXPECT_EQ(out, refScan(in, sieve::Min{}, std::numeric_limits<std::int32_t>::max(), true));
@@ -112,7 +101,7 @@ TEST(HostScan, DefaultInitIsTheIdentity) {
 }
 
 TEST(HostScan, InPlace) {
-  const auto a = values<std::int32_t>(300007, 4);
+  const auto a = smallInts<std::int32_t>(300007, 4);
   auto x = a, y = a;
   std::vector<std::int32_t> bs(a.size());
   sieve::cpu::Scan::inclusive<std::int32_t, sieve::Sum>(x.data(), x.data(), bs.data(), 300007, 5);
@@ -125,7 +114,7 @@ TEST(HostScan, InPlace) {
 }
 
 TEST(HostScan, OtherBlockSizes) {
-  const auto in = values<std::int64_t>(100003, 5);
+  const auto in = smallInts<std::int64_t>(100003, 5);
   std::vector<std::int64_t> out(in.size()), bs(in.size());
   sieve::cpu::Scan::inclusive<std::int64_t, sieve::Sum, 64>(in.data(), out.data(), bs.data(), 100003);
   EXPECT_EQ(out, refScan(in, sieve::Sum{}, std::int64_t(0), true));
@@ -136,7 +125,7 @@ TEST(HostScan, OtherBlockSizes) {
 
 TEST(HostScan, InsideAnActiveParallelRegionWorkShares) {
   const std::int64_t n = (1 << 20) + 4099;
-  const auto in = values<std::int32_t>(n, 6);
+  const auto in = smallInts<std::int32_t>(n, 6);
   const auto ref = refScan(in, sieve::Sum{}, 11, true);
   const auto refEx = refScan(in, sieve::Sum{}, 11, false);
   std::vector<std::int32_t> out(in.size()), ex(in.size()), bs(in.size());
@@ -158,8 +147,8 @@ TEST(HostScan, InsideAnActiveParallelRegionWorkShares) {
 TEST(HostScan, NestedTeamFromInsideAParallelRegion) {
   // Two threads each run their own scan on a HostTeam: no work sharing across them.
   const std::int64_t n = 200003;
-  const std::vector<std::vector<std::int32_t>> in{values<std::int32_t>(n, 1),
-                                                  values<std::int32_t>(n, 2)};
+  const std::vector<std::vector<std::int32_t>> in{smallInts<std::int32_t>(n, 1),
+                                                  smallInts<std::int32_t>(n, 2)};
   std::vector<std::vector<std::int32_t>> out(2, std::vector<std::int32_t>(n)),
       bs(2, std::vector<std::int32_t>(n));
 #pragma omp parallel num_threads(2)

@@ -40,6 +40,18 @@ struct HostKernels {
                   std::int64_t kEnd, std::int64_t dp, std::int64_t dEnd);
 };
 
+/// The scalar sum scan of in[i, len) from `acc` (the tail of every
+/// vectorised scanSum32); returns the running sum.
+inline std::uint32_t scanSum32Tail(const std::uint32_t* in, std::uint32_t* out, std::int64_t i,
+                                   std::int64_t len, std::uint32_t acc, bool inclusive) {
+  for (; i < len; ++i) {
+    const std::uint32_t next = acc + in[i];
+    out[i] = inclusive ? next : acc;
+    acc = next;
+  }
+  return acc;
+}
+
 /// The portable scatter of one element type (also the exact tail of the others).
 template <class T>
 void scatterExact(const T* stage, T* plane, const std::uint32_t* bits, std::int64_t a,

@@ -97,13 +97,7 @@ std::uint32_t scanSum32Portable(const std::uint32_t* in, std::uint32_t* out, std
   pre = static_cast<std::uint32_t>(_mm_cvtsi128_si32(carry));
 #endif
   std::uint32_t acc = pre;
-  for (; i < len; ++i) {
-    const std::uint32_t v = in[i];
-    const std::uint32_t next = acc + v;
-    out[i] = inclusive ? next : acc;
-    acc = next;
-  }
-  return acc;
+  return scanSum32Tail(in, out, i, len, acc, inclusive);
 }
 
 void scatterPortable(const void* stage, void* plane, std::uint32_t elemBytes,

@@ -110,13 +110,7 @@ SIEVE_TARGET_AVX2 std::uint32_t scanSum32Avx2(const std::uint32_t* in, std::uint
     carry = off;
   }
   std::uint32_t acc = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(carry));
-  for (; i < len; ++i) {
-    const std::uint32_t v = in[i];
-    const std::uint32_t next = acc + v;
-    out[i] = inclusive ? next : acc;
-    acc = next;
-  }
-  return acc;
+  return scanSum32Tail(in, out, i, len, acc, inclusive);
 }
 
 // -------------------------------------------------------------- AVX-512 -----
@@ -221,13 +215,7 @@ SIEVE_TARGET_AVX512 std::uint32_t scanSum32Avx512(const std::uint32_t* in, std::
     carry = off;
   }
   std::uint32_t acc = static_cast<std::uint32_t>(_mm512_cvtsi512_si32(carry));
-  for (; i < len; ++i) {
-    const std::uint32_t v = in[i];
-    const std::uint32_t next = acc + v;
-    out[i] = inclusive ? next : acc;
-    acc = next;
-  }
-  return acc;
+  return scanSum32Tail(in, out, i, len, acc, inclusive);
 }
 
 /// Keep bits of the `lanes` samples at i (lanes <= 64, i % lanes == 0 for

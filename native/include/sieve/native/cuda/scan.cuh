@@ -26,6 +26,22 @@
 namespace sieve {
 namespace Impl {
 
+/// Load tile elements [base, base + kScanTile) of in[0, len) into shared
+/// memory, coalesced; returns how many are valid.
+template <class T>
+__device__ __forceinline__ std::int64_t loadTile(const T* in, std::int64_t len, std::int64_t base,
+                                                 T* tile) {
+  constexpr std::int64_t tileElems = Geometry::kScanTile<T>;
+  const std::int64_t valid = len - base < tileElems ? len - base : tileElems;
+#pragma unroll
+  for (unsigned k = 0; k < Geometry::kScanItems<T>; ++k) {
+    const std::int64_t j = std::int64_t(k) * Geometry::kBlock + threadIdx.x;
+    if (j < valid) tile[j] = in[base + j];
+  }
+  __syncthreads();
+  return valid;
+}
+
 /// totals[b] = fold of tile b of in[0, len).
 template <class T, class Op>
 __global__ void __launch_bounds__(Geometry::kBlock)
@@ -35,13 +51,7 @@ __global__ void __launch_bounds__(Geometry::kBlock)
   __shared__ T tile[tileElems];
   __shared__ T warpTotals[Geometry::kWarps];
   const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tileElems;
-  const std::int64_t valid = len - base < tileElems ? len - base : tileElems;
-#pragma unroll
-  for (unsigned k = 0; k < I; ++k) {
-    const std::int64_t j = std::int64_t(k) * Geometry::kBlock + threadIdx.x;
-    if (j < valid) tile[j] = in[base + j];
-  }
-  __syncthreads();
+  const std::int64_t valid = loadTile(in, len, base, tile);
   const std::int64_t row = std::int64_t(threadIdx.x) * I;
   T acc = tile[row < valid ? row : 0];
 #pragma unroll
@@ -62,13 +72,7 @@ __global__ void __launch_bounds__(Geometry::kBlock)
   __shared__ T tile[tileElems];
   __shared__ T warpTotals[Geometry::kWarps];
   const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tileElems;
-  const std::int64_t valid = len - base < tileElems ? len - base : tileElems;
-#pragma unroll
-  for (unsigned k = 0; k < I; ++k) {
-    const std::int64_t j = std::int64_t(k) * Geometry::kBlock + threadIdx.x;
-    if (j < valid) tile[j] = in[base + j];
-  }
-  __syncthreads();
+  const std::int64_t valid = loadTile(in, len, base, tile);
   const std::int64_t row = std::int64_t(threadIdx.x) * I;
   T part[I];
   part[0] = tile[row < valid ? row : 0];
