@@ -167,4 +167,4 @@ cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "-DKokkos_ROOT=$kokk
   "${cuda_args[@]}" >"$build_dir/configure.log" 2>&1 || { cat "$build_dir/configure.log"; die "configure failed"; }
 say "building Sieve ($(nproc) jobs)"
 cmake --build "$build_dir" -j "$(nproc)"
-say "done: tests with 'ctest --test-dir $(realpath --relative-to="$PWD" "$build_dir") --output-on-failure'"
+say "done: tests with 'ctest --test-dir $(realpath --relative-to="$PWD" "$build_dir") --output-on-failure -j 2'"

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -92,6 +93,14 @@ inline std::vector<std::uint8_t> thin(const std::vector<std::uint8_t>& live, dou
   std::vector<std::uint8_t> m(live.size());
   for (std::size_t i = 0; i < live.size(); ++i) m[i] = (live[i] && b(g)) ? 1 : 0;
   return m;
+}
+
+/// memcmp / memcpy that accept empty (possibly null) ranges.
+inline int compareBytes(const void* a, const void* b, std::size_t n) {
+  return n == 0 ? 0 : std::memcmp(a, b, n);
+}
+inline void copyBytes(void* dst, const void* src, std::size_t n) {
+  if (n != 0) std::memcpy(dst, src, n);
 }
 
 /// Small integers (-8..8) as T: their sums are exact in every type tested, so

@@ -84,7 +84,7 @@ TEST(CudaCompact, MatchesHostTwinsByteForByte) {
         for (const bool trig : {false, true}) {
           const auto dev = deviceCompact(mask, drop, span, trig);
           ASSERT_EQ(dev.count, host.count);
-          ASSERT_EQ(0, std::memcmp(dev.map.data(), host.map.data(), dev.map.size() * 4))
+          ASSERT_EQ(0, compareBytes(dev.map.data(), host.map.data(), dev.map.size() * 4))
               << "map (with the untouched slots past the count)";
           if (trig) {
             ASSERT_EQ(dev.live32, host.live32);
@@ -358,7 +358,7 @@ void checkAgainstTwins(T init, const char* what) {
       sieve::cpu::Scan::scan<T, Op, true>(in.data(), host.data(), hs.data(), n, init);
       if (!inclusive) sieve::cpu::Scan::scan<T, Op, false>(in.data(), host.data(), hs.data(), n, init);
       const auto dev = inclusive ? deviceScan<T, Op, true>(in, init) : deviceScan<T, Op, false>(in, init);
-      ASSERT_EQ(0, std::memcmp(dev.data(), host.data(), host.size() * sizeof(T)));
+      ASSERT_EQ(0, compareBytes(dev.data(), host.data(), host.size() * sizeof(T)));
       ASSERT_EQ(host, refScan(in, Op{}, init, inclusive));
     }
   }
@@ -390,7 +390,7 @@ TEST(CudaScan, InPlaceDeterministicAndEntryPoints) {
   std::vector<double> x(2000003);
   for (auto& v : x) v = d(g);
   const auto a = deviceScan<double, sieve::Sum, true>(x, 0.0), b = deviceScan<double, sieve::Sum, true>(x, 0.0);
-  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * 8));
+  EXPECT_EQ(0, compareBytes(a.data(), b.data(), a.size() * 8));
   // graph / launch / inclusive / exclusive.
   const std::int64_t n = static_cast<std::int64_t>(in.size());
   DeviceBytes din(n * 4), dout(n * 4), sums(n * 4);

@@ -64,7 +64,7 @@ TEST(HostCompact, MatchesReferenceOnEveryCase) {
           ASSERT_EQ(o.count, ref.count);
           ASSERT_EQ(o.map, ref.map);
           if (first.empty()) first = o.map;
-          ASSERT_EQ(0, std::memcmp(first.data(), o.map.data(), o.map.size() * 4));
+          ASSERT_EQ(0, compareBytes(first.data(), o.map.data(), o.map.size() * 4));
         });
       }
 }

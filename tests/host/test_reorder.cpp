@@ -50,10 +50,10 @@ struct Population {
     planes.reserve(elems.size());
     for (std::size_t p = 0; p < elems.size(); ++p) {
       planes.emplace_back(static_cast<std::size_t>(n) * elems[p]);
-      if (p == 0) std::memcpy(planes[0].data(), mask.data(), mask.size());
+      if (p == 0) copyBytes(planes[0].data(), mask.data(), mask.size());
       else {
         const auto& b = cachedPlaneBytes(n, elems[p], static_cast<std::uint32_t>(p));
-        std::memcpy(planes[p].data(), b.data(), b.size());
+        copyBytes(planes[p].data(), b.data(), b.size());
       }
     }
     std::iota(perm.as<std::int32_t>(), perm.as<std::int32_t>() + n, 0);
@@ -99,13 +99,13 @@ struct Population {
   }
   void expectEquals(const RefState& r) {
     for (std::size_t p = 0; p < planes.size(); ++p) {
-      ASSERT_EQ(0, std::memcmp(planes[p].data(), r.planes[p].bytes.data(), r.planes[p].bytes.size()))
+      ASSERT_EQ(0, compareBytes(planes[p].data(), r.planes[p].bytes.data(), r.planes[p].bytes.size()))
           << "plane " << p << " (elemBytes " << elems[p] << ")";
       ASSERT_TRUE(planes[p].guardIntact()) << "plane " << p;
     }
-    ASSERT_EQ(0, std::memcmp(perm.data(), r.perm.data(), n * 4)) << "perm";
-    ASSERT_EQ(0, std::memcmp(inv.data(), r.inv.data(), n * 4)) << "inv";
-    ASSERT_EQ(0, std::memcmp(map.data(), r.map.data(), n * 4)) << "indexMap";
+    ASSERT_EQ(0, compareBytes(perm.data(), r.perm.data(), n * 4)) << "perm";
+    ASSERT_EQ(0, compareBytes(inv.data(), r.inv.data(), n * 4)) << "inv";
+    ASSERT_EQ(0, compareBytes(map.data(), r.map.data(), n * 4)) << "indexMap";
     ASSERT_EQ(count, r.count);
     ASSERT_EQ(span, r.span);
     ASSERT_EQ(fire, r.fire);
@@ -177,9 +177,9 @@ TEST(HostReorder, FireZeroLeavesEveryByteUntouched) {
     const std::vector<unsigned char> mapB(pop.map.data(), pop.map.data() + pop.map.size());
     pop.reorder(c, false, true);
     for (std::size_t p = 0; p < pop.planes.size(); ++p)
-      ASSERT_EQ(0, std::memcmp(before[p].data(), pop.planes[p].data(), before[p].size()));
-    ASSERT_EQ(0, std::memcmp(permB.data(), pop.perm.data(), permB.size()));
-    ASSERT_EQ(0, std::memcmp(mapB.data(), pop.map.data(), mapB.size()));
+      ASSERT_EQ(0, compareBytes(before[p].data(), pop.planes[p].data(), before[p].size()));
+    ASSERT_EQ(0, compareBytes(permB.data(), pop.perm.data(), permB.size()));
+    ASSERT_EQ(0, compareBytes(mapB.data(), pop.map.data(), mapB.size()));
     EXPECT_EQ(pop.count, 1234u);
     EXPECT_EQ(pop.span, 30011u);
     EXPECT_EQ(pop.fire, 0u);
@@ -219,7 +219,7 @@ TEST(HostReorder, TwoReordersThenRestoreGiveEverythingBack) {
       std::vector<std::vector<unsigned char>> original;
       for (auto& p : pop.planes) original.emplace_back(p.data(), p.data() + p.size());
       for (std::uint32_t step = 0; step < 2; ++step) {
-        std::memcpy(pop.planes[0].data(), masks[step].data(), masks[step].size());
+        copyBytes(pop.planes[0].data(), masks[step].data(), masks[step].size());
         pop.reorder(c, false, false);
         pop.expectEquals(refs[step]);
         // plane[inv[i]] is sample i, for every sample and every plane but the mask.
@@ -227,7 +227,7 @@ TEST(HostReorder, TwoReordersThenRestoreGiveEverythingBack) {
         for (std::size_t p = 1; p < pop.planes.size(); ++p) {
           const std::uint32_t e = pop.elems[p];
           for (std::int64_t i = 0; i < n; ++i)
-            if (std::memcmp(pop.planes[p].data() + std::size_t(inv[i]) * e,
+            if (compareBytes(pop.planes[p].data() + std::size_t(inv[i]) * e,
                             original[p].data() + std::size_t(i) * e, e) != 0) {
               FAIL() << "step " << step << " plane " << p << ": sample " << i << " not at inv[i]";
             }
@@ -237,7 +237,7 @@ TEST(HostReorder, TwoReordersThenRestoreGiveEverythingBack) {
       // as it was, and the (thinned) mask in sample order.
       pop.restore(c);
       for (std::size_t p = 1; p < pop.planes.size(); ++p)
-        ASSERT_EQ(0, std::memcmp(original[p].data(), pop.planes[p].data(), original[p].size()))
+        ASSERT_EQ(0, compareBytes(original[p].data(), pop.planes[p].data(), original[p].size()))
             << "plane " << p << " not restored bit for bit";
       for (std::int64_t i = 0; i < n; ++i) {
         ASSERT_EQ(pop.perm.as<std::int32_t>()[i], i);
@@ -255,7 +255,7 @@ TEST(HostReorder, RestoreBringsTheMaskBackInSampleOrder) {
     Population pop(mask, {8});
     pop.reorder(c, false, false);
     pop.restore(c);
-    ASSERT_EQ(0, std::memcmp(mask.data(), pop.planes[0].data(), mask.size()));
+    ASSERT_EQ(0, compareBytes(mask.data(), pop.planes[0].data(), mask.size()));
   });
 }
 

@@ -52,7 +52,7 @@ void checkScan(Op op, T init, const char* opName) {
         else
           sieve::cpu::Scan::exclusive<T, Op>(sieve::HostTeam{c.threads}, in.data(), out.data(),
                                              bs.data(), n, init, op);
-        ASSERT_EQ(0, std::memcmp(out.data(), ref.data(), ref.size() * sizeof(T)));
+        ASSERT_EQ(0, compareBytes(out.data(), ref.data(), ref.size() * sizeof(T)));
         ASSERT_EQ(bs[in.size()], T(55)) << "blockSums written past n elements";
       });
     }
@@ -178,7 +178,7 @@ TEST(HostScan, FloatBitsIndependentOfThreadCount) {
       sieve::cpu::Scan::inclusive<double, sieve::Sum>(sieve::HostTeam{t}, in.data(), out.data(),
                                                       bs.data(), static_cast<std::int64_t>(in.size()));
       if (first.empty()) first = out;
-      ASSERT_EQ(0, std::memcmp(first.data(), out.data(), out.size() * sizeof(double)))
+      ASSERT_EQ(0, compareBytes(first.data(), out.data(), out.size() * sizeof(double)))
           << t << " threads, repetition " << rep;
     }
   }

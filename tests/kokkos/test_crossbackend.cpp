@@ -197,7 +197,7 @@ TEST(CrossBackend, EveryFaceWritesTheSameBytes) {
         const auto& ref = faces["host twins"];
         for (const auto& [face, out] : faces) {
           ASSERT_EQ(out.bytes.size(), ref.bytes.size()) << face;
-          if (std::memcmp(out.bytes.data(), ref.bytes.data(), ref.bytes.size()) != 0) {
+          if (compareBytes(out.bytes.data(), ref.bytes.data(), ref.bytes.size()) != 0) {
             std::size_t k = 0;
             while (out.bytes[k] == ref.bytes[k]) ++k;
             FAIL() << face << " differs from the host twins at output byte " << k;

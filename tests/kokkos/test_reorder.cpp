@@ -19,13 +19,13 @@ static_assert(sizeof(F4) == 16);
 template <class T>
 std::vector<T> fromBytes(const std::vector<unsigned char>& b) {
   std::vector<T> v(b.size() / sizeof(T));
-  std::memcpy(static_cast<void*>(v.data()), b.data(), b.size());
+  copyBytes(static_cast<void*>(v.data()), b.data(), b.size());
   return v;
 }
 template <class T>
 std::vector<unsigned char> bytesOf(const std::vector<T>& v) {
   std::vector<unsigned char> b(v.size() * sizeof(T));
-  std::memcpy(b.data(), static_cast<const void*>(v.data()), b.size());
+  copyBytes(b.data(), static_cast<const void*>(v.data()), b.size());
   return b;
 }
 

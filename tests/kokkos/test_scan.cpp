@@ -25,7 +25,7 @@ struct UserOp {
 
 template <class T>
 bool sameBytes(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+  return a.size() == b.size() && compareBytes(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 template <class T, class Op>
