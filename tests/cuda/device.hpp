@@ -52,6 +52,9 @@ class DeviceBytes {
   std::size_t size() const { return bytes_; }
   void upload(const void* src, std::size_t bytes) {
     SIEVE_CUDA_CHECK(cudaMemcpy(ptr_, src, bytes, cudaMemcpyHostToDevice));
+    // A copy from pageable memory may return before the DMA lands; work on a
+    // non-blocking stream would not wait for it.
+    SIEVE_CUDA_CHECK(cudaDeviceSynchronize());
   }
   template <class T>
   void upload(const std::vector<T>& v) {

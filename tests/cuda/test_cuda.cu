@@ -11,6 +11,7 @@
 
 #include "../common/cases.hpp"
 #include "../common/reference.hpp"
+#include "../common/ops.hpp"
 #include "device.hpp"
 
 #include <gtest/gtest.h>
@@ -377,6 +378,18 @@ TEST(CudaScan, MatchesHostTwins) {
   checkAgainstTwins<std::int8_t, sieve::Max>(std::int8_t(-100), "int8 max");
   checkAgainstTwins<float, sieve::Sum>(0.5f, "float sum+init");
   checkAgainstTwins<double, sieve::Max>(-1.0, "double max+init");
+}
+
+TEST(CudaScan, OrderSensitiveOperator) {
+  SIEVE_REQUIRE_DEVICE();
+  std::vector<std::int64_t> ns = sizes();
+  ns.push_back(6000011);
+  for (const auto n : ns) {
+    const auto in = affineMaps(n, 41);
+    const std::uint64_t init = affineMaps(1, 42)[0];
+    EXPECT_EQ((deviceScan<std::uint64_t, Affine, true>(in, init)), refScan(in, Affine{}, init, true)) << n;
+    EXPECT_EQ((deviceScan<std::uint64_t, Affine, false>(in, init)), refScan(in, Affine{}, init, false)) << n;
+  }
 }
 
 TEST(CudaScan, InPlaceDeterministicAndEntryPoints) {

@@ -299,6 +299,13 @@ TEST(HostReorder, RejectsBadArguments) {
       "span is null");
   expectInvalid(
       [&] {
+        std::vector<sieve::ReorderPlane> p{{mask, 1}, {vals, 4}};
+        sieve::reorderHost(p.data(), 2, mask, 0, perm.data(), inv.data(),
+                           reinterpret_cast<std::int32_t*>(vals), &count, &span, &fire, scratch, n);
+      },
+      "plane 1 overlaps indexMap");
+  expectInvalid(
+      [&] {
         std::vector<sieve::ReorderPlane> p{{vals, 4}, {wide, 5}};
         sieve::restoreHost(p.data(), 2, perm.data(), inv.data(), scratch, n);
       },

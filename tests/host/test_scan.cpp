@@ -2,6 +2,7 @@
 #include <sieve/native/host/scan.hpp>
 
 #include "../common/cases.hpp"
+#include "../common/ops.hpp"
 #include "../common/reference.hpp"
 #include "host_common.hpp"
 
@@ -72,6 +73,26 @@ TEST(HostScan, Int32SumMinMaxCustom) {
 TEST(HostScan, Int64) {
   checkScan<std::int64_t>(sieve::Sum{}, std::int64_t(1) << 40, "sum+init");
   checkScan<std::int64_t>(sieve::Max{}, sieve::Max::identity<std::int64_t>(), "max");
+}
+
+TEST(HostScan, OrderSensitiveOperator) {
+  for (const auto n : sizes()) {
+    const auto in = affineMaps(n, 21);
+    const std::uint64_t init = affineMaps(1, 22)[0];
+    for (const bool inclusive : {true, false}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + (inclusive ? " incl" : " excl"));
+      const auto ref = refScan(in, Affine{}, init, inclusive);
+      forEachHostConfig([&](const HostConfig& c) {
+        std::vector<std::uint64_t> out(in.size()), bs(in.size());
+        sieve::cpu::Scan::scan<std::uint64_t, Affine, true>(sieve::HostTeam{c.threads}, in.data(),
+                                                             out.data(), bs.data(), n, init);
+        if (!inclusive)
+          sieve::cpu::Scan::scan<std::uint64_t, Affine, false>(sieve::HostTeam{c.threads}, in.data(),
+                                                                out.data(), bs.data(), n, init);
+        ASSERT_EQ(out, ref);
+      });
+    }
+  }
 }
 
 TEST(HostScan, UnsignedWrapsLikeTheReference) {

@@ -2,6 +2,7 @@
 // of this binary.
 #include "../common/cases.hpp"
 #include "../common/expect.hpp"
+#include "../common/ops.hpp"
 #include "../common/reference.hpp"
 #include "backend.hpp"
 
@@ -73,6 +74,19 @@ TEST(Scan, FloatingPoint) {
   check<float>(UserOp{}, 0.0f, "float user");
   check<double>(sieve::Sum{}, 0.0, "double sum");
   check<double>(sieve::Min{}, 1.0, "double min+init");
+}
+
+TEST(Scan, OrderSensitiveOperator) {
+  for (const auto n : sizes()) {
+    const auto host = affineMaps(n, 31);
+    const std::uint64_t init = affineMaps(1, 32)[0];
+    const auto in = toDevice(host);
+    DView<std::uint64_t> out("out", host.size()), sums("sums", host.size());
+    sieve::inclusive_scan(TestExec(), in, out, Affine{}, init);
+    ASSERT_EQ(toHost(out), refScan(host, Affine{}, init, true)) << "n=" << n;
+    sieve::exclusive_scan(TestExec(), in, out, Affine{}, init, sums);
+    ASSERT_EQ(toHost(out), refScan(host, Affine{}, init, false)) << "n=" << n;
+  }
 }
 
 TEST(Scan, DefaultOpAndInit) {

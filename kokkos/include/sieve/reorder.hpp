@@ -51,17 +51,18 @@ template <class... Planes>
 struct PlaneSet {
   static constexpr std::size_t count = sizeof...(Planes);
   std::array<ReorderPlane, count> desc;
-  std::array<std::size_t, count + 2> bytes;  // memory covered: planes, perm, inv
-  std::array<std::size_t, count + 2> stride; // bytes between elements
+  std::array<std::size_t, count + 3> bytes;  // memory covered: planes, perm, inv, map
+  std::array<std::size_t, count + 3> stride; // bytes between elements
   bool contiguous = true;
   std::uint32_t maxElem = 1;
 
-  template <class Perm, class Inv>
-  PlaneSet(const char* fn, std::int64_t n, const Perm& perm, const Inv& inv, const Planes&... planes)
+  template <class Perm, class Inv, class Map>
+  PlaneSet(const char* fn, std::int64_t n, const Perm& perm, const Inv& inv, const Map& map,
+           const Planes&... planes)
       : desc{ReorderPlane{static_cast<void*>(planes.data()),
                           static_cast<std::uint32_t>(sizeof(ValueOf<Planes>))}...},
-        bytes{coveredBytes(planes)..., coveredBytes(perm), coveredBytes(inv)},
-        stride{strideBytes(planes)..., strideBytes(perm), strideBytes(inv)} {
+        bytes{coveredBytes(planes)..., coveredBytes(perm), coveredBytes(inv), coveredBytes(map)},
+        stride{strideBytes(planes)..., strideBytes(perm), strideBytes(inv), strideBytes(map)} {
     std::size_t k = 0;
     const std::int64_t extents[] = {extent64(planes)...};
     for (const std::int64_t e : extents) {
@@ -107,7 +108,7 @@ void reorderOn(const Exec& exec, const Mask& mask, std::uint32_t flags, const Pe
   if (extent64(map) < n)
     fail(fn, "index_map.extent(0) = " + std::to_string(map.extent(0)) +
                  " is smaller than mask.extent(0) = " + std::to_string(n));
-  const PlaneSet<Planes...> set(fn, n, perm, inv, planes...);
+  const PlaneSet<Planes...> set(fn, n, perm, inv, map, planes...);
   checkScratch(fn, scratch, n == 0 ? 0 : reorderScratchBytes(n, set.maxElem),
                "reorder_scratch_bytes(n, widest plane)");
   std::uint32_t* firePtr = fire.data(); // an empty View: unconditional
@@ -148,7 +149,7 @@ void restoreOn(const Exec& exec, const Perm& perm, const Inv& inv, const Scratch
   const std::int64_t n = extent64(perm);
   checkSamples(fn, n, "perm.extent(0)");
   checkPermutation<Exec>(fn, n, perm, inv);
-  const PlaneSet<Planes...> set(fn, n, perm, inv, planes...);
+  const PlaneSet<Planes...> set(fn, n, perm, inv, perm, planes...); // (no map: its entry unused)
   checkScratch(fn, scratch, n == 0 ? 0 : reorderScratchBytes(n, set.maxElem),
                "reorder_scratch_bytes(n, widest plane)");
   checkRestore(fn, set.desc.data(), static_cast<std::uint32_t>(set.count), perm.data(), inv.data(),

@@ -93,15 +93,17 @@ inline std::uint32_t maxElemBytes(const ReorderPlane* planes, std::uint32_t nPla
 
 /// Validate the planes of a reorder or restore, and `perm` / `inv` with them:
 /// supported element sizes, non-null and aligned data, no two of them
-/// overlapping, and (with `needMask`) the mask among the planes. Strided
-/// planes give the bytes each covers and their stride in bytes (`extentBytes`,
-/// `strideBytes`: entry k for plane k, nPlanes for perm, nPlanes + 1 for inv);
-/// by default a plane covers n * elemBytes contiguous bytes.
+/// overlapping (nor overlapping the index map, when one is given), and (with
+/// `needMask`) the mask among the planes. Strided arrays give the bytes each
+/// covers and their stride in bytes (`extentBytes`, `strideBytes`: entry k for
+/// plane k, nPlanes for perm, nPlanes + 1 for inv, nPlanes + 2 for the index
+/// map); by default an array covers n elements, contiguous.
 inline void checkPlanes(const char* fn, const ReorderPlane* planes, std::uint32_t nPlanes,
                         const std::uint8_t* mask, const std::int32_t* perm,
                         const std::int32_t* inv, std::int64_t n, bool needMask,
                         const std::size_t* extentBytes = nullptr,
-                        const std::size_t* strideBytes = nullptr) {
+                        const std::size_t* strideBytes = nullptr,
+                        const std::int32_t* indexMap = nullptr) {
   if (nPlanes > 0 && planes == nullptr) fail(fn, "planes is null but nPlanes > 0");
   for (std::uint32_t p = 0; p < nPlanes; ++p)
     if (!supportedElem(planes[p].elemBytes))
@@ -115,19 +117,25 @@ inline void checkPlanes(const char* fn, const ReorderPlane* planes, std::uint32_
     checkPtr(fn, planes[p].data, name.c_str(), planes[p].elemBytes);
   }
   // Overlap: every array against every other.
-  const std::uint32_t total = nPlanes + 2;
+  const std::uint32_t total = nPlanes + (indexMap != nullptr ? 3 : 2);
   struct Extent {
     std::uintptr_t begin, bytes, stride, elem;
   };
   auto extent = [&](std::uint32_t k) {
     const std::uintptr_t elem = k < nPlanes ? planes[k].elemBytes : 4u;
-    const void* p = k < nPlanes ? planes[k].data : (k == nPlanes ? static_cast<const void*>(perm) : inv);
+    const void* p = k < nPlanes    ? planes[k].data
+                    : k == nPlanes ? static_cast<const void*>(perm)
+                    : k == nPlanes + 1 ? static_cast<const void*>(inv)
+                                       : static_cast<const void*>(indexMap);
     return Extent{reinterpret_cast<std::uintptr_t>(p),
                   extentBytes ? extentBytes[k] : static_cast<std::uintptr_t>(n) * elem,
                   strideBytes ? strideBytes[k] : elem, elem};
   };
   auto name = [&](std::uint32_t k) {
-    return k < nPlanes ? "plane " + std::to_string(k) : std::string(k == nPlanes ? "perm" : "inv");
+    return k < nPlanes        ? "plane " + std::to_string(k)
+           : k == nPlanes     ? std::string("perm")
+           : k == nPlanes + 1 ? std::string("inv")
+                              : std::string("indexMap");
   };
   for (std::uint32_t a = 0; a < total; ++a) {
     const Extent x = extent(a);
@@ -161,9 +169,9 @@ inline void checkReorder(const char* fn, const ReorderPlane* planes, std::uint32
   checkPtr(fn, count, "count", alignof(std::uint32_t));
   checkPtr(fn, span, "span", alignof(std::uint32_t));
   if (fire != nullptr) checkPtr(fn, fire, "fire", alignof(std::uint32_t));
-  checkPlanes(fn, planes, nPlanes, mask, perm, inv, n, true, extentBytes, strideBytes);
+  if (n > 0) checkPtr(fn, indexMap, "indexMap", alignof(std::int32_t));
+  checkPlanes(fn, planes, nPlanes, mask, perm, inv, n, true, extentBytes, strideBytes, indexMap);
   if (n > 0) {
-    checkPtr(fn, indexMap, "indexMap", alignof(std::int32_t));
     checkPtr(fn, scratch, "scratch", 16);
   }
 }

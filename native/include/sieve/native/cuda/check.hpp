@@ -1,8 +1,10 @@
 // Sieve — checked CUDA runtime calls. Every runtime call of the native CUDA
 // face goes through cudaCheck(); a failure throws std::runtime_error naming
 // the call and the CUDA error. Launch errors are taken from the launch call's
-// own return value (cudaLaunchKernel), never from cudaGetLastError, so a stale
-// error left by the caller neither confuses nor is cleared by Sieve.
+// own return value (cudaLaunchKernel), never from cudaGetLastError, so a
+// non-sticky error left behind by the caller neither confuses nor is cleared
+// by Sieve. (A sticky error — a crashed kernel — poisons the context and is
+// reported by whichever call comes next, as everywhere in CUDA.)
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -148,7 +148,7 @@ struct Scan {
                            const T& init = identityOf<OP, T>(), cudaStream_t stream = 0,
                            const OP& op = OP()) {
     cudaStream_t s = stream;
-    const bool own = s == nullptr;
+    const bool own = s == nullptr || s == cudaStreamLegacy;
     if (own) SIEVE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     cudaGraph_t g = nullptr;
     try {

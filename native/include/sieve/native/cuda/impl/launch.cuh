@@ -38,7 +38,7 @@ inline unsigned blocksFor(std::int64_t work, std::int64_t perBlock) {
 } // namespace Geometry
 
 /// Launch `kernel<<<grid, kBlock, 0, stream>>>(args...)` through
-/// cudaLaunchKernel, whose return value is this launch's error alone.
+/// cudaLaunchKernel and check its return value (never cudaGetLastError).
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), unsigned grid, cudaStream_t stream, const char* what,
             Args&&... args) {
