@@ -165,6 +165,34 @@ TEST(HostScan, InsideAnActiveParallelRegionWorkShares) {
   EXPECT_EQ(ex, refEx) << "team of " << teamSize;
 }
 
+TEST(HostScan, InsideARegionResultsAreCompleteOnReturn) {
+  // Two scans back to back in one region, sharing blockSums, each result read
+  // by one thread right after its call: the call must not return early.
+  struct SlowSum { // a sum that takes its time on the last thread of the team
+    std::int64_t operator()(std::int64_t a, std::int64_t b) const {
+#if defined(_OPENMP)
+      if (omp_get_thread_num() == omp_get_num_threads() - 1)
+        for (volatile int k = 0; k < 20; ++k) {
+        }
+#endif
+      return a + b;
+    }
+  };
+  const std::int64_t n = 1 << 20;
+  std::vector<std::int64_t> a(n, 1), b(n, 1000), outA(n), outB(n), sums(n);
+  bool ok = true;
+#pragma omp parallel num_threads(4) reduction(&& : ok)
+  {
+    sieve::cpu::Scan::inclusive<std::int64_t, SlowSum>(a.data(), outA.data(), sums.data(), n, 0);
+    ok = ok && outA[n - 1] == n && outA[n / 2] == n / 2 + 1;
+    sieve::cpu::Scan::inclusive<std::int64_t, SlowSum>(b.data(), outB.data(), sums.data(), n, 0);
+    ok = ok && outB[n - 1] == 1000 * n && outB[16384] == 1000 * 16385;
+  }
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(outA, refScan(a, sieve::Sum{}, std::int64_t(0), true));
+  EXPECT_EQ(outB, refScan(b, sieve::Sum{}, std::int64_t(0), true));
+}
+
 TEST(HostScan, NestedTeamFromInsideAParallelRegion) {
   // Two threads each run their own scan on a HostTeam: no work sharing across them.
   const std::int64_t n = 200003;

@@ -263,6 +263,28 @@ TEST(Reorder, StridedPlaneAndMask) {
   EXPECT_EQ(toHost(mask), host);
 }
 
+TEST(Reorder, PermutationLongerThanThePlanes) {
+  // perm / inv sized to a capacity above n: reorder and restore both take n
+  // from the planes.
+  const std::int64_t n = 5000, capacity = 6000;
+  const auto host = makeMask(MaskKind::Random50, n);
+  const auto mask = toDevice(host);
+  DView<double> x = toDevice(planeValues<double>(n, 2.0, 1.0));
+  std::vector<std::int32_t> ids(capacity);
+  std::iota(ids.begin(), ids.end(), 0);
+  auto perm = toDevice(ids), inv = toDevice(ids);
+  auto map = filled<std::int32_t>(n, -1);
+  Word count = word(0), span = word(n);
+  Bytes scratch("scratch", sieve::reorder_scratch_bytes(n, 8));
+  TestExec exec;
+  sieve::reorder(exec, mask, 0u, perm, inv, map, count, span, Word(), scratch, mask, x);
+  EXPECT_EQ(read(count), refCompact(host.data(), n, false).count);
+  sieve::restore(exec, perm, inv, scratch, mask, x);
+  EXPECT_EQ(toHost(mask), host);
+  EXPECT_EQ(toHost(x), planeValues<double>(n, 2.0, 1.0));
+  EXPECT_EQ(toHost(perm), ids);
+}
+
 TEST(Reorder, RejectsBadArguments) {
   const std::int64_t n = 5000;
   Population pop(makeMask(MaskKind::Random50, n));
@@ -295,6 +317,12 @@ TEST(Reorder, RejectsBadArguments) {
                    pop.scratch, pop.mask);
   }, "span is an empty View");
   expectInvalid([&] { sieve::restore(exec, pop.perm, pop.inv, small, pop.p16); }, "scratch holds");
+  sieve::Trigger<TestMem> noFire;
+  noFire.span = pop.span;
+  expectInvalid([&] {
+    sieve::reorder(exec, pop.mask, 0u, pop.perm, pop.inv, pop.map, pop.count, noFire, pop.scratch,
+                   pop.mask);
+  }, "trigger.fire is an empty View");
   expectInvalid([&] { sieve::reorder_scratch_bytes(10, 12); }, "max_elem_bytes = 12");
   EXPECT_EQ(read(pop.count), 0u) << "a rejected call wrote the count";
 }

@@ -26,6 +26,11 @@ inline std::size_t reorder_scratch_bytes(std::int64_t n, std::uint32_t max_elem_
 
 namespace Impl {
 
+template <class T>
+struct IsKokkosArray : std::false_type {};
+template <class T, std::size_t N>
+struct IsKokkosArray<Kokkos::Array<T, N>> : std::true_type {};
+
 template <class Exec, class P>
 constexpr void assertPlaneView() {
   static_assert(IsView<P>::value, "sieve: reorder planes must be Kokkos::Views");
@@ -37,6 +42,13 @@ constexpr void assertPlaneView() {
                     sizeof(ValueOf<P>) == 8 || sizeof(ValueOf<P>) == 16,
                 "sieve: reorder plane elements must be 1, 2, 4, 8 or 16 bytes");
   static_assert(kAccessible<Exec, P>, "sieve: a reorder plane is not accessible from the execution space");
+#if KOKKOS_VERSION < 40400
+  // Before 4.4 Kokkos maps a View of Kokkos::Array specially: only with
+  // LayoutRight are the arrays stored whole, one after the other.
+  static_assert(!IsKokkosArray<ValueOf<P>>::value ||
+                    std::is_same_v<typename P::array_layout, Kokkos::LayoutRight>,
+                "sieve: on Kokkos < 4.4 a reorder plane of Kokkos::Array must be LayoutRight");
+#endif
 }
 
 template <class Exec, class V>
@@ -64,14 +76,14 @@ struct PlaneSet {
         bytes{coveredBytes(planes)..., coveredBytes(perm), coveredBytes(inv), coveredBytes(map)},
         stride{strideBytes(planes)..., strideBytes(perm), strideBytes(inv), strideBytes(map)} {
     std::size_t k = 0;
-    const std::int64_t extents[] = {extent64(planes)...};
+    const std::array<std::int64_t, count> extents{extent64(planes)...};
     for (const std::int64_t e : extents) {
       if (e != n)
         fail(fn, "plane " + std::to_string(k) + " has extent " + std::to_string(e) +
                      "; every plane must have n = " + std::to_string(n) + " samples");
       ++k;
     }
-    const bool c[] = {Impl::contiguous(planes)...};
+    const std::array<bool, count> c{Impl::contiguous(planes)...};
     for (bool x : c) contiguous = contiguous && x;
     for (const auto& d : desc) maxElem = d.elemBytes > maxElem ? d.elemBytes : maxElem;
   }
@@ -146,8 +158,10 @@ void restoreOn(const Exec& exec, const Perm& perm, const Inv& inv, const Scratch
   constexpr const char* fn = "sieve::restore";
   assertScratchView<Exec, Scratch>();
   (assertPlaneView<Exec, Planes>(), ...);
-  const std::int64_t n = extent64(perm);
-  checkSamples(fn, n, "perm.extent(0)");
+  // n: the planes' extent (perm / inv may be longer, as in reorder).
+  const std::array<std::int64_t, sizeof...(Planes) + 1> extents{extent64(planes)..., extent64(perm)};
+  const std::int64_t n = extents[0];
+  checkSamples(fn, n, sizeof...(Planes) > 0 ? "planes' extent" : "perm.extent(0)");
   checkPermutation<Exec>(fn, n, perm, inv);
   const PlaneSet<Planes...> set(fn, n, perm, inv, perm, planes...); // (no map: its entry unused)
   checkScratch(fn, scratch, n == 0 ? 0 : reorderScratchBytes(n, set.maxElem),
@@ -189,7 +203,10 @@ void restoreOn(const Exec& exec, const Perm& perm, const Inv& inv, const Scratch
 ///
 /// `planes...` are rank-1 Views of n elements of any trivially-copyable type of
 /// 1, 2, 4, 8 or 16 bytes (double, int, Kokkos::Array<float, 4>, ...), moved
-/// bit for bit; the mask View must be one of them (it moves with them).
+/// bit for bit, each aligned to its element size (a 16-byte element to 16
+/// bytes); the mask View must be one of them (it moves with them). `perm` and
+/// `inv` start as the identity (they are after a restore) and are maintained
+/// by the reorders: they must not be modified in between.
 /// `fire` may be an empty View (unconditional); otherwise the whole call is a
 /// no-op on the device while fire == 0. `scratch`: a View of at least
 /// reorder_scratch_bytes(n, widest plane) bytes; nothing is allocated.
@@ -216,6 +233,10 @@ std::enable_if_t<Impl::kIsExec<ExecSpace>> reorder(const ExecSpace& exec, const 
                                                    const Trigger<TriggerMemory>& trigger,
                                                    const ScratchView& scratch,
                                                    const Planes&... planes) {
+  // A trigger's fire word gates the reorder: it must exist (an empty View would
+  // silently mean "unconditional").
+  Impl::checkWord("sieve::reorder", trigger.fire, "trigger.fire");
+  Impl::checkWord("sieve::reorder", trigger.span, "trigger.span");
   Impl::reorderOn(exec, mask, flags, perm, inv, index_map, count, trigger.span, trigger.fire,
                   scratch, planes...);
 }

@@ -15,7 +15,8 @@ constexpr void assertScanViews() {
                 "sieve: scan input and output must be rank-1 Views");
   static_assert(std::is_same_v<ValueOf<In>, ValueOf<Out>>,
                 "sieve: scan input and output must hold the same value type");
-  static_assert(std::is_arithmetic_v<ValueOf<Out>>, "sieve: scans take arithmetic value types");
+  static_assert(std::is_arithmetic_v<ValueOf<Out>> && !std::is_same_v<ValueOf<Out>, bool>,
+                "sieve: scans take arithmetic value types other than bool");
   static_assert(kWritable<Out>, "sieve: the scan output is written: no const View");
   static_assert(kAccessible<Exec, In> && kAccessible<Exec, Out>,
                 "sieve: the scan input or output is not accessible from the execution space");

@@ -27,11 +27,12 @@ struct Trigger {
   /// Wrap existing words.
   Trigger(word_view live32_, word_view span_, word_view fire_, float theta_)
       : live32(live32_), span(span_), fire(fire_), theta(theta_) {}
-  /// Allocate the three words (zero, labelled "<label>::live32" ...). Set
+  /// Allocate the three words (zero, labelled "sieve::<label>::live32" ...). Set
   /// `span` before the first compaction (e.g. Kokkos::deep_copy(exec, t.span, n)).
   /// Throws std::invalid_argument for theta outside (0, 1).
   explicit Trigger(const std::string& label, float theta_ = 0.5f)
-      : live32(label + "::live32"), span(label + "::span"), fire(label + "::fire"),
+      : live32("sieve::" + label + "::live32"), span("sieve::" + label + "::span"),
+        fire("sieve::" + label + "::fire"),
         theta(theta_) {
     if (!(theta > 0.0f && theta < 1.0f))
       Impl::fail("sieve::Trigger", "theta = " + std::to_string(theta) + " is outside (0, 1)");

@@ -134,8 +134,8 @@ struct Scan {
   static void enqueue(const T* in, T* out, T* blockSums, std::int64_t n,
                       const T& init = identityOf<OP, T>(), cudaStream_t stream = 0,
                       const OP& op = OP()) {
-    static_assert(std::is_arithmetic_v<T> && sizeof(T) <= 8,
-                  "sieve::cuda::Scan takes arithmetic types of up to 8 bytes");
+    static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8,
+                  "sieve::cuda::Scan takes arithmetic types other than bool, of up to 8 bytes");
     Impl::checkScan("sieve::cuda::Scan", in, out, blockSums, n, 1, 1, blockSumsElems<T>(n));
     if (n > 0) levels<T, OP, Inclusive>(in, out, n, blockSums, init, stream, op);
   }

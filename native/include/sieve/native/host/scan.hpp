@@ -31,6 +31,11 @@ namespace Impl {
 /// Bytes of input a thread takes per scan round (fits the L2 with its output).
 inline constexpr std::int64_t kScanRoundBytesPerThread = 512 * 1024;
 
+/// The value types a scan takes: arithmetic, bool excluded (a "sum" of flags
+/// is a count: scan an integer type).
+template <class T>
+inline constexpr bool kScannable = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+
 /// 32-bit integer sums run the vectorised hot loop of the library (isa.hpp).
 template <class T, class OP>
 inline constexpr bool kScanFast32 =
@@ -105,6 +110,9 @@ void scanTeamBody(const TeamCtx& t, const T* in, T* out, T* blockSums, std::int6
     }
     for (std::int64_t b = r0; b < r1; ++b) running = op(running, blockSums[b]);
   }
+  // Like the end of an `omp for`: no thread returns (and reads `out`, or
+  // reuses `blockSums` for the next scan) before every block is written.
+  teamBarrier(t);
 }
 
 /// Elements per thread below which a scan does not split further.
@@ -131,11 +139,14 @@ struct Scan {
 
   /// Context-aware scan: called by every thread of an active parallel region it
   /// work-shares over that team (the blocks split across the threads, the
-  /// block prefixes after a team barrier); outside one, it opens its own
-  /// parallel region with the OpenMP default thread count.
+  /// block prefixes after a team barrier, a barrier at the end as an `omp for`
+  /// has); every thread of the team must make the call with the same
+  /// arguments (not inside `single` / `master`). Outside a parallel region it
+  /// opens its own with the OpenMP default thread count.
   template <class T, class OP, bool Inclusive, unsigned blockSize_ = 1024>
   static void scan(const T* in, T* out, T* blockSums, std::int64_t n,
                    const T& init = identityOf<OP, T>(), const OP& op = OP()) {
+    static_assert(Impl::kScannable<T>, "sieve::cpu::Scan takes arithmetic types other than bool");
     Impl::checkScan("sieve::cpu::Scan", in, out, blockSums, n, 1, 1, blocksOf<blockSize_>(n));
     if (Impl::hostInParallel()) {
       Impl::scanTeamBody<T, OP, Inclusive, blockSize_>(Impl::enclosingTeam(), in, out, blockSums,
