@@ -165,6 +165,9 @@ int main(int argc, char* argv[]) {
     auto* perm = static_cast<std::int32_t*>(deviceAlloc(n * 4));
     auto* inv = static_cast<std::int32_t*>(deviceAlloc(n * 4));
     auto* words = static_cast<std::uint32_t*>(deviceAlloc(16));
+    // The copy moves the same bytes as the planes and perm (29 per sample).
+    auto* moveSrc = deviceAlloc(n * 29);
+    auto* moveDst = deviceAlloc(n * 29);
     std::vector<std::uint8_t> h(n);
     std::mt19937_64 g(7);
     for (auto& x : h) x = g() & 1;
@@ -182,7 +185,7 @@ int main(int argc, char* argv[]) {
     float copyMs = 1e30f, sieveMs = 1e30f;
     for (int k = 0; k < reps; ++k) {
       copyMs = std::min(copyMs, timer.time([&] {
-        SIEVE_CUDA_CHECK(cudaMemcpyAsync(copyDst, planes, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice));
+        SIEVE_CUDA_CHECK(cudaMemcpyAsync(moveDst, moveSrc, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice));
       }));
       reset();
       sieveMs = std::min(sieveMs, timer.time([&] {
@@ -198,6 +201,8 @@ int main(int argc, char* argv[]) {
     cudaFree(perm);
     cudaFree(inv);
     cudaFree(words);
+    cudaFree(moveSrc);
+    cudaFree(moveDst);
   }
   for (void* p : {static_cast<void*>(mask), static_cast<void*>(map), static_cast<void*>(count), scratch,
                   copySrc, copyDst, static_cast<void*>(cubCount), cubTemp})

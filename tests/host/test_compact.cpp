@@ -2,6 +2,7 @@
 #include <sieve/native/host/compact.hpp>
 
 #include "../common/cases.hpp"
+#include "../common/expect.hpp"
 #include "../common/guarded.hpp"
 #include "../common/reference.hpp"
 #include "host_common.hpp"
@@ -180,6 +181,20 @@ TEST(HostCompact, RejectsBadArguments) {
   for (auto* t : {&noLive, &noSpan, &noFire})
     EXPECT_THROW(call(mask.data(), 0, map.data(), &count, scratch.data(), 64, t),
                  std::invalid_argument);
+  // Mask, index map, scratch and count must not share a byte.
+  std::vector<unsigned char> arena(sieve::compactScratchBytes(64) + 64 * 5 + 64);
+  auto* aMask = arena.data();
+  auto* aMap = reinterpret_cast<std::int32_t*>(arena.data() + 64);
+  void* aScratch = arena.data() + 64 + 256;
+  ASSERT_EQ(reinterpret_cast<std::uintptr_t>(aScratch) % 8, 0u);
+  EXPECT_NO_THROW(call(aMask, 0, aMap, &count, aScratch, 64)); // adjacent, not overlapping
+  expectInvalid([&] { call(aMask + 4, 0, aMap, &count, aScratch, 64); }, "mask overlaps indexMap");
+  expectInvalid([&] { call(aMask, 0, aMap, &count, aMap + 60, 64); }, "indexMap overlaps scratch");
+  expectInvalid([&] { call(static_cast<std::uint8_t*>(aScratch) + 100, 0, aMap, &count, aScratch, 64); },
+                "mask overlaps scratch");
+  expectInvalid([&] { call(aMask, 0, aMap, reinterpret_cast<std::uint32_t*>(aMap) + 9, aScratch, 64); },
+                "indexMap overlaps count");
+  count = 0;
   // The message names the argument and the rule.
   try {
     call(mask.data(), 0, map.data(), &count, scratch.data(), -5);

@@ -310,5 +310,33 @@ TEST(HostReorder, RejectsBadArguments) {
         sieve::restoreHost(p.data(), 2, perm.data(), inv.data(), scratch, n);
       },
       "elemBytes = 5");
+  // The scratch and the words must not overlap the arrays.
+  expectInvalid(
+      [&] {
+        std::vector<sieve::ReorderPlane> p{{mask, 1}, {vals, 4}};
+        sieve::reorderHost(p.data(), 2, mask, 0, perm.data(), inv.data(), map.data(), &count, &span,
+                           &fire, vals, n);
+      },
+      "plane 1 overlaps scratch");
+  expectInvalid(
+      [&] {
+        std::vector<sieve::ReorderPlane> p{{mask, 1}, {vals, 4}};
+        sieve::reorderHost(p.data(), 2, mask, 0, perm.data(), inv.data(), map.data(),
+                           reinterpret_cast<std::uint32_t*>(vals) + 3, &span, &fire, scratch, n);
+      },
+      "plane 1 overlaps count");
+  expectInvalid(
+      [&] {
+        std::vector<sieve::ReorderPlane> p{{mask, 1}};
+        sieve::reorderHost(p.data(), 1, mask, 0, perm.data(), inv.data(), map.data(), &count,
+                           &span, reinterpret_cast<std::uint32_t*>(inv.data()) + 5, scratch, n);
+      },
+      "inv overlaps fire");
+  expectInvalid(
+      [&] {
+        std::vector<sieve::ReorderPlane> p{{vals, 4}};
+        sieve::restoreHost(p.data(), 1, perm.data(), inv.data(), vals - 16, n);
+      },
+      "plane 0 overlaps scratch");
   EXPECT_EQ(count, 0u) << "a rejected call wrote a word";
 }

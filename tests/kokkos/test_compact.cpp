@@ -135,6 +135,17 @@ TEST(Compact, RejectsBadArguments) {
   expectInvalid([&] { sieve::compact(exec, mask, 0u, map, count, scratch, bad); }, "theta");
   expectInvalid([&] { sieve::Trigger<TestMem> t("t", 0.0f); }, "theta");
   expectInvalid([&] { sieve::compact_scratch_bytes(-1); }, "negative");
+  // A mask and an index map carved from one allocation must not overlap.
+  {
+    Bytes arena("arena", 5 * n);
+    using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+    Kokkos::View<std::uint8_t*, TestMem, Unmanaged> m(reinterpret_cast<std::uint8_t*>(arena.data()), n);
+    Kokkos::View<std::int32_t*, TestMem, Unmanaged> mp(reinterpret_cast<std::int32_t*>(arena.data() + 996), n);
+    expectInvalid([&] { sieve::compact(exec, m, 0u, mp, count, scratch); }, "mask overlaps indexMap");
+    Kokkos::View<std::uint8_t*, TestMem, Unmanaged> inScratch(
+        reinterpret_cast<std::uint8_t*>(scratch.data()) + 8, n);
+    expectInvalid([&] { sieve::compact(exec, inScratch, 0u, map, count, scratch); }, "mask overlaps scratch");
+  }
   EXPECT_EQ(read(count), 77u) << "a rejected call wrote the count";
   const auto h = toHost(map);
   for (auto v : h) ASSERT_EQ(v, kSentinel) << "a rejected call wrote the map";

@@ -34,7 +34,8 @@ void compactOn(const Exec& exec, const MaskView& mask, std::uint32_t flags, cons
                  " is smaller than mask.extent(0) = " + std::to_string(n));
   // An empty batch addresses no scratch: an empty View is fine then.
   checkScratch(fn, scratch, n == 0 ? 0 : compactScratchBytes(n), "compact_scratch_bytes(n)");
-  checkCompact(fn, mask.data(), flags, map.data(), count.data(), scratch.data(), n);
+  checkCompact(fn, mask.data(), flags, map.data(), count.data(), scratch.data(), n, strideBytes(mask),
+               strideBytes(map));
 
   constexpr Backend backend = backendOf<Exec>();
   const bool native = backend != Backend::Portable && contiguous(mask) && contiguous(map);

@@ -268,7 +268,7 @@ std::enable_if_t<Impl::IsView<MaskView>::value> reorder(
 
 /// Undo every reorder since the last restore, asynchronously on `exec`:
 /// sample i back at slot i in every plane (a gather through `inv` over all
-/// n = perm.extent(0) slots), then perm = inv = identity. The index map, count
+/// n slots, n = the planes' extent), then perm = inv = identity over [0, n). The index map, count
 /// and span are not touched. `perm` / `inv` must be as the reorders left them
 /// (or the identity). Scratch and planes as sieve::reorder. O(n * planes).
 /// Throws std::invalid_argument as sieve::reorder.

@@ -4,9 +4,10 @@
 // Each block takes the next tile of 8192 samples (a dynamic tile counter, so
 // a block only ever waits on tiles handed out before its own), each thread
 // one aligned 32-sample group: keep bits, popcount, a live flag for the
-// trigger. A block scan gives every thread its offset inside the tile; thread
+// trigger. A block scan gives every thread its offset inside the tile; warp
 // 0 publishes the tile's (kept, live) aggregate, walks back over the tiles
-// before it until it meets an inclusive prefix, and publishes its own. The
+// before it, 32 at a time, until it meets an inclusive prefix, and publishes
+// its own. The
 // kept indices are staged in shared memory at their offsets and written out
 // coalesced. The last tile writes the count and the trigger words.
 #include <sieve/core/bits.hpp>
@@ -76,6 +77,39 @@ __device__ __forceinline__ unsigned long long loadStatus(const unsigned long lon
   return *reinterpret_cast<const volatile unsigned long long*>(p);
 }
 
+__device__ __forceinline__ void backOff() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  __nanosleep(32);
+#endif
+}
+
+/// The exclusive prefix (kept, live payload) of tile `tile` > 0, by the 32
+/// lanes of one warp: lane k reads the status of tile `top - k` for a window
+/// of 32 predecessors; once every word of the window is published, the
+/// payloads up to the nearest inclusive one are summed, or the whole window is
+/// and the walk goes on below it. Integer sums: the order does not matter.
+__device__ __forceinline__ unsigned long long lookBack(const unsigned long long* status,
+                                                       std::int64_t tile, unsigned lane) {
+  unsigned long long prefix = 0;
+  for (std::int64_t top = tile - 1;; top -= 32) {
+    const std::int64_t j = top - static_cast<std::int64_t>(lane);
+    unsigned long long w;
+    // (Below tile 0, which is always inclusive, a lane reads nothing.)
+    while (true) {
+      w = j >= 0 ? loadStatus(&status[j]) : kInclusive;
+      if (__all_sync(kFullWarp, (w & kFlags) != 0ull)) break;
+      backOff();
+    }
+    const unsigned inclusive = __ballot_sync(kFullWarp, (w & kFlags) == kInclusive);
+    const unsigned stop = inclusive != 0u ? static_cast<unsigned>(__ffs(inclusive) - 1) : 31u;
+    unsigned long long v = lane <= stop ? (w & ~kFlags) : 0ull;
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(kFullWarp, v, d);
+    prefix += v;
+    if (inclusive != 0u) return prefix;
+  }
+}
+
 template <bool Aligned>
 __global__ void __launch_bounds__(kBlock) compactKernel(CompactArgs a) {
   __shared__ std::int32_t staged[kCompactTile];
@@ -93,34 +127,33 @@ __global__ void __launch_bounds__(kBlock) compactKernel(CompactArgs a) {
   const std::uint32_t excl = incl - mine;
   const std::uint32_t tileSum = warpTotals[kWarps - 1];
 
-  if (threadIdx.x == 0) {
+  if (threadIdx.x < 32u) {
+    // Warp 0 publishes the tile and looks back, 32 predecessors at a time.
+    const unsigned lane = threadIdx.x;
     const unsigned long long agg =
         static_cast<unsigned long long>(tileSum & 0xFFFFu) |
         (static_cast<unsigned long long>(tileSum >> 16) << 32);
     unsigned long long prefix = 0;
     if (a.tiles > 1) {
       if (tile == 0) {
-        atomicExch(&a.status[0], kInclusive | agg);
+        if (lane == 0u) atomicExch(&a.status[0], kInclusive | agg);
       } else {
-        atomicExch(&a.status[tile], kAggregate | agg);
-        for (std::int64_t j = tile - 1; j >= 0; --j) {
-          unsigned long long w;
-          while (((w = loadStatus(&a.status[j])) & kFlags) == 0) __nanosleep(20);
-          prefix += w & ~kFlags;
-          if ((w & kFlags) == kInclusive) break;
-        }
-        atomicExch(&a.status[tile], kInclusive | (prefix + agg));
+        if (lane == 0u) atomicExch(&a.status[tile], kAggregate | agg);
+        prefix = lookBack(a.status, tile, lane);
+        if (lane == 0u) atomicExch(&a.status[tile], kInclusive | (prefix + agg));
       }
     }
-    sPrefix = prefix;
-    if (tile == a.tiles - 1) {
-      const unsigned long long total = prefix + agg;
-      const auto kept = static_cast<std::uint32_t>(total & 0xFFFFFFFFull);
-      const auto live = static_cast<std::uint32_t>(total >> 32);
-      *a.count = kept;
-      if (a.hasTrigger) {
-        *a.trig.live32 = live;
-        *a.trig.fire = triggerFires(kept, live, *a.trig.span, a.trig.theta);
+    if (lane == 0u) {
+      sPrefix = prefix;
+      if (tile == a.tiles - 1) {
+        const unsigned long long total = prefix + agg;
+        const auto kept = static_cast<std::uint32_t>(total & 0xFFFFFFFFull);
+        const auto live = static_cast<std::uint32_t>(total >> 32);
+        *a.count = kept;
+        if (a.hasTrigger) {
+          *a.trig.live32 = live;
+          *a.trig.fire = triggerFires(kept, live, *a.trig.span, a.trig.theta);
+        }
       }
     }
   }

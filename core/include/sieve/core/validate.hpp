@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace sieve {
 namespace Impl {
@@ -46,21 +48,6 @@ inline void checkPtr(const char* fn, const void* p, const char* name, std::size_
                  " bytes");
 }
 
-/// Validate a compaction request (pointers may be null only where nothing is
-/// addressed, i.e. the samples when n == 0; `count` is always written).
-inline void checkCompact(const char* fn, const std::uint8_t* mask, std::uint32_t flags,
-                         const std::int32_t* indexMap, const std::uint32_t* count,
-                         const void* scratch, std::int64_t n) {
-  checkSamples(fn, n);
-  checkFlags(fn, flags);
-  checkPtr(fn, count, "count", alignof(std::uint32_t));
-  if (n > 0) {
-    checkPtr(fn, mask, "mask");
-    checkPtr(fn, indexMap, "indexMap", alignof(std::int32_t));
-    checkPtr(fn, scratch, "scratch", alignof(std::int64_t));
-  }
-}
-
 /// Validate a trigger: every word non-null and aligned, theta in (0, 1).
 inline void checkTrigger(const char* fn, const ReorderTrigger& t) {
   checkPtr(fn, t.live32, "trigger.live32", alignof(std::uint32_t));
@@ -83,6 +70,60 @@ inline bool shareBytes(std::uintptr_t ab, std::uintptr_t aspan, std::uintptr_t a
   return d < ae || as - d < be;
 }
 
+/// The bytes one array covers: `elems` elements of `elem` bytes, one every
+/// `stride` bytes, from `begin`.
+struct ArrayBytes {
+  std::string name;
+  std::uintptr_t begin = 0, bytes = 0, stride = 1, elem = 1;
+};
+
+inline ArrayBytes arrayBytes(std::string name, const void* p, std::int64_t elems, std::size_t elem,
+                             std::size_t stride = 0) {
+  const std::uintptr_t s = stride != 0 ? stride : elem;
+  return ArrayBytes{std::move(name), reinterpret_cast<std::uintptr_t>(p),
+                    elems > 0 ? static_cast<std::uintptr_t>(elems - 1) * s + elem : 0, s, elem};
+}
+
+inline bool shareBytes(const ArrayBytes& x, const ArrayBytes& y) {
+  return shareBytes(x.begin, x.bytes, x.stride, x.elem, y.begin, y.bytes, y.stride, y.elem);
+}
+
+/// Throw naming the first pair (a, b), b >= from, a < b, that shares a byte;
+/// pairs both at or past `from` are only checked when `among` is set.
+inline void checkApart(const char* fn, const std::vector<ArrayBytes>& arrays, std::size_t from,
+                       bool among, const char* rule) {
+  for (std::size_t b = from; b < arrays.size(); ++b)
+    for (std::size_t a = 0; a < b; ++a) {
+      if (a >= from && !among) continue;
+      if (shareBytes(arrays[a], arrays[b]))
+        fail(fn, arrays[a].name + " overlaps " + arrays[b].name + "; " + rule);
+    }
+}
+
+/// Validate a compaction request (pointers may be null only where nothing is
+/// addressed, i.e. the samples when n == 0; `count` is always written).
+/// Mask, index map (its first n slots), scratch (compactScratchBytes(n)) and
+/// count must not share a byte; strided mask / map give their strides in bytes.
+inline void checkCompact(const char* fn, const std::uint8_t* mask, std::uint32_t flags,
+                         const std::int32_t* indexMap, const std::uint32_t* count,
+                         const void* scratch, std::int64_t n, std::size_t maskStride = 1,
+                         std::size_t mapStride = sizeof(std::int32_t)) {
+  checkSamples(fn, n);
+  checkFlags(fn, flags);
+  checkPtr(fn, count, "count", alignof(std::uint32_t));
+  if (n > 0) {
+    checkPtr(fn, mask, "mask");
+    checkPtr(fn, indexMap, "indexMap", alignof(std::int32_t));
+    checkPtr(fn, scratch, "scratch", alignof(std::int64_t));
+    const std::vector<ArrayBytes> arrays{
+        arrayBytes("mask", mask, n, 1, maskStride),
+        arrayBytes("indexMap", indexMap, n, sizeof(std::int32_t), mapStride),
+        arrayBytes("scratch", scratch, static_cast<std::int64_t>(compactScratchBytes(n)), 1),
+        arrayBytes("count", count, 1, sizeof(std::uint32_t))};
+    checkApart(fn, arrays, 1, true, "mask, indexMap, scratch and count must not share a byte");
+  }
+}
+
 /// The widest element among the planes (0 when there are none).
 inline std::uint32_t maxElemBytes(const ReorderPlane* planes, std::uint32_t nPlanes) {
   std::uint32_t m = 0;
@@ -98,7 +139,7 @@ inline std::uint32_t maxElemBytes(const ReorderPlane* planes, std::uint32_t nPla
 /// covers and their stride in bytes (`extentBytes`, `strideBytes`: entry k for
 /// plane k, nPlanes for perm, nPlanes + 1 for inv, nPlanes + 2 for the index
 /// map); by default an array covers n elements, contiguous.
-inline void checkPlanes(const char* fn, const ReorderPlane* planes, std::uint32_t nPlanes,
+inline std::vector<ArrayBytes> checkPlanes(const char* fn, const ReorderPlane* planes, std::uint32_t nPlanes,
                         const std::uint8_t* mask, const std::int32_t* perm,
                         const std::int32_t* inv, std::int64_t n, bool needMask,
                         const std::size_t* extentBytes = nullptr,
@@ -109,7 +150,7 @@ inline void checkPlanes(const char* fn, const ReorderPlane* planes, std::uint32_
     if (!supportedElem(planes[p].elemBytes))
       fail(fn, "plane " + std::to_string(p) + " has elemBytes = " +
                    std::to_string(planes[p].elemBytes) + "; it must be 1, 2, 4, 8 or 16");
-  if (n == 0) return; // nothing is addressed
+  if (n == 0) return {}; // nothing is addressed
   checkPtr(fn, perm, "perm", alignof(std::int32_t));
   checkPtr(fn, inv, "inv", alignof(std::int32_t));
   for (std::uint32_t p = 0; p < nPlanes; ++p) {
@@ -117,34 +158,25 @@ inline void checkPlanes(const char* fn, const ReorderPlane* planes, std::uint32_
     checkPtr(fn, planes[p].data, name.c_str(), planes[p].elemBytes);
   }
   // Overlap: every array against every other.
+  std::vector<ArrayBytes> arrays;
+  arrays.reserve(nPlanes + 7);
   const std::uint32_t total = nPlanes + (indexMap != nullptr ? 3 : 2);
-  struct Extent {
-    std::uintptr_t begin, bytes, stride, elem;
-  };
-  auto extent = [&](std::uint32_t k) {
-    const std::uintptr_t elem = k < nPlanes ? planes[k].elemBytes : 4u;
+  for (std::uint32_t k = 0; k < total; ++k) {
+    const std::size_t elem = k < nPlanes ? planes[k].elemBytes : sizeof(std::int32_t);
     const void* p = k < nPlanes    ? planes[k].data
                     : k == nPlanes ? static_cast<const void*>(perm)
                     : k == nPlanes + 1 ? static_cast<const void*>(inv)
                                        : static_cast<const void*>(indexMap);
-    return Extent{reinterpret_cast<std::uintptr_t>(p),
-                  extentBytes ? extentBytes[k] : static_cast<std::uintptr_t>(n) * elem,
-                  strideBytes ? strideBytes[k] : elem, elem};
-  };
-  auto name = [&](std::uint32_t k) {
-    return k < nPlanes        ? "plane " + std::to_string(k)
-           : k == nPlanes     ? std::string("perm")
-           : k == nPlanes + 1 ? std::string("inv")
-                              : std::string("indexMap");
-  };
-  for (std::uint32_t a = 0; a < total; ++a) {
-    const Extent x = extent(a);
-    for (std::uint32_t b = a + 1; b < total; ++b) {
-      const Extent y = extent(b);
-      if (shareBytes(x.begin, x.bytes, x.stride, x.elem, y.begin, y.bytes, y.stride, y.elem))
-        fail(fn, name(a) + " overlaps " + name(b) + "; planes must not overlap");
-    }
+    std::string name = k < nPlanes        ? "plane " + std::to_string(k)
+                       : k == nPlanes     ? std::string("perm")
+                       : k == nPlanes + 1 ? std::string("inv")
+                                          : std::string("indexMap");
+    ArrayBytes a = arrayBytes(std::move(name), p, n, elem);
+    if (extentBytes) a.bytes = extentBytes[k];
+    if (strideBytes) a.stride = strideBytes[k];
+    arrays.push_back(std::move(a));
   }
+  checkApart(fn, arrays, 1, true, "planes must not overlap");
   if (needMask) {
     checkPtr(fn, mask, "mask");
     bool found = false;
@@ -154,6 +186,17 @@ inline void checkPlanes(const char* fn, const ReorderPlane* planes, std::uint32_
       fail(fn, "mask is not among the planes; the mask must be one of the planes (elemBytes 1) so "
                "that it moves with them");
   }
+  return arrays;
+}
+
+/// The reorder scratch (reorderScratchBytes(n, maxElem) bytes) must not
+/// overlap the arrays checkPlanes returned; it is appended to them.
+inline void checkScratchApart(const char* fn, std::vector<ArrayBytes>& arrays, const void* scratch,
+                              std::int64_t n, std::uint32_t maxElem) {
+  const std::size_t from = arrays.size();
+  arrays.push_back(
+      arrayBytes("scratch", scratch, static_cast<std::int64_t>(reorderScratchBytes(n, maxElem)), 1));
+  checkApart(fn, arrays, from, false, "scratch must not overlap the planes, perm, inv or indexMap");
 }
 
 /// Validate a reorder request.
@@ -170,9 +213,18 @@ inline void checkReorder(const char* fn, const ReorderPlane* planes, std::uint32
   checkPtr(fn, span, "span", alignof(std::uint32_t));
   if (fire != nullptr) checkPtr(fn, fire, "fire", alignof(std::uint32_t));
   if (n > 0) checkPtr(fn, indexMap, "indexMap", alignof(std::int32_t));
-  checkPlanes(fn, planes, nPlanes, mask, perm, inv, n, true, extentBytes, strideBytes, indexMap);
+  std::vector<ArrayBytes> arrays =
+      checkPlanes(fn, planes, nPlanes, mask, perm, inv, n, true, extentBytes, strideBytes, indexMap);
   if (n > 0) {
     checkPtr(fn, scratch, "scratch", 16);
+    checkScratchApart(fn, arrays, scratch, n, maxElemBytes(planes, nPlanes));
+    const std::size_t words = arrays.size();
+    arrays.push_back(arrayBytes("count", count, 1, sizeof(std::uint32_t)));
+    arrays.push_back(arrayBytes("span", span, 1, sizeof(std::uint32_t)));
+    if (fire != nullptr) arrays.push_back(arrayBytes("fire", fire, 1, sizeof(std::uint32_t)));
+    checkApart(fn, arrays, words, false,
+               "the count, span and fire words must not overlap the planes, perm, inv, indexMap "
+               "or scratch");
   }
 }
 
@@ -182,8 +234,12 @@ inline void checkRestore(const char* fn, const ReorderPlane* planes, std::uint32
                          std::int64_t n, const std::size_t* extentBytes = nullptr,
                          const std::size_t* strideBytes = nullptr) {
   checkSamples(fn, n);
-  checkPlanes(fn, planes, nPlanes, nullptr, perm, inv, n, false, extentBytes, strideBytes);
-  if (n > 0) checkPtr(fn, scratch, "scratch", 16);
+  std::vector<ArrayBytes> arrays =
+      checkPlanes(fn, planes, nPlanes, nullptr, perm, inv, n, false, extentBytes, strideBytes);
+  if (n > 0) {
+    checkPtr(fn, scratch, "scratch", 16);
+    checkScratchApart(fn, arrays, scratch, n, maxElemBytes(planes, nPlanes));
+  }
 }
 
 /// Validate a scan request (`out` may equal `in`: the scan runs in place).

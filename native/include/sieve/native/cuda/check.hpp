@@ -2,9 +2,13 @@
 // face goes through cudaCheck(); a failure throws std::runtime_error naming
 // the call and the CUDA error. Launch errors are taken from the launch call's
 // own return value (cudaLaunchKernel), never from cudaGetLastError, so a
-// non-sticky error left behind by the caller neither confuses nor is cleared
-// by Sieve. (A sticky error — a crashed kernel — poisons the context and is
-// reported by whichever call comes next, as everywhere in CUDA.)
+// non-sticky error left behind by the caller does not confuse Sieve. A failed
+// call's own error is taken out of the runtime's last-error slot as it is
+// thrown, so a caller that catches the exception does not meet it again in
+// its next cudaGetLastError (that slot holds only the latest error: ours had
+// already replaced anything older). A sticky error — a crashed kernel —
+// poisons the context and is reported by whichever call comes next, as
+// everywhere in CUDA.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -16,9 +20,11 @@ namespace sieve {
 namespace Impl {
 
 inline void cudaCheck(cudaError_t err, const char* what) {
-  if (err != cudaSuccess)
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
     throw std::runtime_error(std::string("sieve: CUDA call ") + what + " failed: " +
                              cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+  }
 }
 
 } // namespace Impl
