@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -145,10 +146,59 @@ TEST(CudaCompact, GraphCaptureAndReplayWithNewMasks) {
     EXPECT_EQ(words.download<std::uint32_t>(1)[0], ref.count) << "replay " << rep;
     EXPECT_EQ(got, ref.map) << "replay " << rep;
     EXPECT_EQ(words.download<std::uint32_t>(2)[1], ref.live32) << "replay " << rep;
+    const auto twin = hostCompact(host, false, span);
+    EXPECT_EQ(words.download<std::uint32_t>(4)[3], twin.fire) << "replay " << rep;
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(s);
+}
+
+TEST(CudaCompact, ManyTilesAndTheLargestBatch) {
+  SIEVE_REQUIRE_DEVICE();
+  // Thousands of tiles in flight (look-back across windows), then n = INT32_MAX
+  // with a structured mask whose answer is known without a reference array.
+  {
+    const std::int64_t n = (std::int64_t(1) << 25) + 4099;
+    const auto mask = makeMask(MaskKind::Random20, n, 5);
+    const auto dev = deviceCompact(mask, false, static_cast<std::uint32_t>(n), true);
+    const auto ref = refCompact(mask.data(), n, false);
+    ASSERT_EQ(dev.count, ref.count);
+    ASSERT_EQ(dev.live32, ref.live32);
+    ASSERT_EQ(0, std::memcmp(dev.map.data(), ref.map.data(), ref.map.size() * 4));
+  }
+  std::size_t freeBytes = 0, totalBytes = 0;
+  SIEVE_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+  const std::int64_t n = std::numeric_limits<std::int32_t>::max();
+  const std::size_t need = static_cast<std::size_t>(n) * 5 + sieve::compactScratchBytes(n) + (1u << 20);
+  if (freeBytes < need) GTEST_SKIP() << "n = INT32_MAX needs " << need << " bytes of device memory";
+  // Keep every 7th sample, and the last one.
+  DeviceBytes mask(n, 0), map(static_cast<std::size_t>(n) * 4), scratch(sieve::compactScratchBytes(n)),
+      words(16, 0);
+  {
+    std::vector<std::uint8_t> chunk(std::size_t(1) << 26);
+    for (std::int64_t at = 0; at < n; at += static_cast<std::int64_t>(chunk.size())) {
+      const std::int64_t len = std::min<std::int64_t>(static_cast<std::int64_t>(chunk.size()), n - at);
+      for (std::int64_t i = 0; i < len; ++i) chunk[i] = ((at + i) % 7 == 0) || at + i == n - 1;
+      SIEVE_CUDA_CHECK(cudaMemcpy(mask.get<std::uint8_t>() + at, chunk.data(), len, cudaMemcpyHostToDevice));
+    }
+  }
+  auto* w = words.get<std::uint32_t>();
+  const std::uint32_t span = static_cast<std::uint32_t>(n);
+  SIEVE_CUDA_CHECK(cudaMemcpy(w + 2, &span, 4, cudaMemcpyHostToDevice));
+  sieve::ReorderTrigger trig{w + 1, w + 2, w + 3, 0.5f};
+  sieve::compactDevice(mask.get<std::uint8_t>(), 0u, map.get<std::int32_t>(), w, scratch.get(), n,
+                       nullptr, &trig);
+  const auto hw = words.download<std::uint32_t>(4);
+  const std::int64_t sevenths = (n + 6) / 7, expect = sevenths + ((n - 1) % 7 != 0);
+  ASSERT_EQ(hw[0], static_cast<std::uint32_t>(expect));
+  ASSERT_EQ(hw[1], static_cast<std::uint32_t>((n + 31) / 32)) << "every group of 32 holds a 7th";
+  const auto got = map.download<std::int32_t>(static_cast<std::size_t>(expect));
+  for (std::int64_t k = 0; k < sevenths; ++k)
+    ASSERT_EQ(got[k], static_cast<std::int32_t>(7 * k)) << "slot " << k;
+  if (expect > sevenths) ASSERT_EQ(got[sevenths], static_cast<std::int32_t>(n - 1));
+  EXPECT_TRUE(map.guardIntact());
+  EXPECT_TRUE(scratch.guardIntact());
 }
 
 TEST(CudaCompact, NotConfusedByAStaleError) {
@@ -226,49 +276,76 @@ struct Population {
 
   /// The same reorder (or restore) on the device; the results come back into
   /// this population.
-  void onDevice(bool restore, bool drop, bool useFire) {
-    std::vector<std::unique_ptr<DeviceBytes>> dp;
-    std::vector<sieve::ReorderPlane> d;
-    for (std::size_t p = 0; p < planes.size(); ++p) {
-      dp.push_back(std::make_unique<DeviceBytes>(planes[p].size()));
-      dp.back()->upload(planes[p].data(), planes[p].size());
-      d.push_back({dp.back()->get(), elems[p]});
-    }
-    DeviceBytes dperm(n * 4), dinv(n * 4), dmap(n * 4), words(16),
-        scratch(sieve::reorderScratchBytes(n, 16));
-    dperm.upload(perm);
-    dinv.upload(inv);
-    dmap.upload(map);
-    const std::uint32_t w[3] = {count, span, fire};
-    words.upload(w, sizeof w);
-    auto* dw = words.get<std::uint32_t>();
-    if (restore)
-      sieve::restoreDevice(d.data(), static_cast<std::uint32_t>(d.size()), dperm.get<std::int32_t>(),
-                           dinv.get<std::int32_t>(), scratch.get(), n, nullptr);
-    else
-      sieve::reorderDevice(d.data(), static_cast<std::uint32_t>(d.size()), dp[0]->get<std::uint8_t>(),
-                           drop ? sieve::kCompactMaskIsDrop : 0u, dperm.get<std::int32_t>(),
-                           dinv.get<std::int32_t>(), dmap.get<std::int32_t>(), dw, dw + 1,
-                           useFire ? dw + 2 : nullptr, scratch.get(), n, nullptr);
-    for (std::size_t p = 0; p < planes.size(); ++p) {
-      planes[p] = dp[p]->bytes();
-      EXPECT_TRUE(dp[p]->guardIntact()) << "plane " << p;
-    }
-    perm = dperm.download<std::int32_t>(n);
-    inv = dinv.download<std::int32_t>(n);
-    map = dmap.download<std::int32_t>(n);
-    const auto hw = words.download<std::uint32_t>(3);
-    count = hw[0];
-    span = hw[1];
-    fire = hw[2];
-    EXPECT_TRUE(scratch.guardIntact()) << "scratch written past reorderScratchBytes";
-  }
+  void onDevice(bool restore, bool drop, bool useFire);
 
   bool operator==(const Population& o) const {
     return planes == o.planes && perm == o.perm && inv == o.inv && map == o.map &&
            count == o.count && span == o.span && fire == o.fire;
   }
 };
+
+/// A population's buffers on the device (planes, perm, inv, map, the words
+/// count / span / fire, scratch), each with a guard.
+struct DevicePopulation {
+  std::int64_t n;
+  std::vector<std::unique_ptr<DeviceBytes>> planes;
+  std::vector<sieve::ReorderPlane> desc;
+  DeviceBytes perm, inv, map, words, scratch;
+
+  explicit DevicePopulation(const Population& p)
+      : n(p.n), perm(p.n * 4), inv(p.n * 4), map(p.n * 4), words(16),
+        scratch(sieve::reorderScratchBytes(p.n, 16)) {
+    for (std::size_t k = 0; k < p.planes.size(); ++k) {
+      planes.push_back(std::make_unique<DeviceBytes>(p.planes[k].size()));
+      desc.push_back({planes.back()->get(), p.elems[k]});
+    }
+    upload(p);
+  }
+  void upload(const Population& p) {
+    for (std::size_t k = 0; k < p.planes.size(); ++k)
+      planes[k]->upload(p.planes[k].data(), p.planes[k].size());
+    perm.upload(p.perm);
+    inv.upload(p.inv);
+    map.upload(p.map);
+    const std::uint32_t w[3] = {p.count, p.span, p.fire};
+    words.upload(w, sizeof w);
+  }
+  void download(Population& p) const {
+    for (std::size_t k = 0; k < p.planes.size(); ++k) {
+      p.planes[k] = planes[k]->bytes();
+      EXPECT_TRUE(planes[k]->guardIntact()) << "plane " << k;
+    }
+    p.perm = perm.download<std::int32_t>(n);
+    p.inv = inv.download<std::int32_t>(n);
+    p.map = map.download<std::int32_t>(n);
+    const auto hw = words.download<std::uint32_t>(3);
+    p.count = hw[0];
+    p.span = hw[1];
+    p.fire = hw[2];
+    EXPECT_TRUE(perm.guardIntact() && inv.guardIntact() && map.guardIntact());
+    EXPECT_TRUE(scratch.guardIntact()) << "scratch written past reorderScratchBytes";
+  }
+  std::uint32_t* word(int k) const { return words.get<std::uint32_t>() + k; }
+  void reorder(bool drop, bool useFire, cudaStream_t s) {
+    sieve::reorderDevice(desc.data(), static_cast<std::uint32_t>(desc.size()),
+                         planes[0]->get<std::uint8_t>(), drop ? sieve::kCompactMaskIsDrop : 0u,
+                         perm.get<std::int32_t>(), inv.get<std::int32_t>(), map.get<std::int32_t>(),
+                         word(0), word(1), useFire ? word(2) : nullptr, scratch.get(), n, s);
+  }
+  void restore(cudaStream_t s) {
+    sieve::restoreDevice(desc.data(), static_cast<std::uint32_t>(desc.size()),
+                         perm.get<std::int32_t>(), inv.get<std::int32_t>(), scratch.get(), n, s);
+  }
+};
+
+void Population::onDevice(bool restore, bool drop, bool useFire) {
+  DevicePopulation d(*this);
+  if (restore)
+    d.restore(nullptr);
+  else
+    d.reorder(drop, useFire, nullptr);
+  d.download(*this);
+}
 
 } // namespace
 
@@ -321,6 +398,49 @@ TEST(CudaReorder, FireZeroSpanClampAndRestore) {
   std::iota(ids.begin(), ids.end(), 0);
   EXPECT_EQ(pop.perm, ids);
   EXPECT_EQ(pop.inv, ids);
+}
+
+TEST(CudaReorder, GraphCaptureReplaysGatedByTheFireWord) {
+  SIEVE_REQUIRE_DEVICE();
+  const std::int64_t n = 300007;
+  Population host(makeMask(MaskKind::Random50, n));
+  DevicePopulation dev(host);
+  cudaStream_t s;
+  SIEVE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  SIEVE_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  dev.reorder(false, true, s);
+  SIEVE_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+  cudaGraphExec_t exec;
+  SIEVE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  auto setFire = [&](std::uint32_t f) {
+    SIEVE_CUDA_CHECK(cudaMemcpy(dev.word(2), &f, 4, cudaMemcpyHostToDevice));
+    SIEVE_CUDA_CHECK(cudaDeviceSynchronize());
+    host.fire = f;
+  };
+  auto replay = [&](const char* what) {
+    SIEVE_CUDA_CHECK(cudaGraphLaunch(exec, s));
+    SIEVE_CUDA_CHECK(cudaStreamSynchronize(s));
+    Population got = host;
+    dev.download(got);
+    EXPECT_TRUE(got == host) << what;
+  };
+  setFire(0);
+  replay("fire == 0: the replay must leave every byte untouched");
+  for (std::uint32_t step = 0; step < 3; ++step) {
+    // Thin the mask plane (slot order) on both sides, then a firing replay.
+    const std::vector<std::uint8_t> cur(host.planes[0].begin(), host.planes[0].end());
+    const auto next = thin(cur, 0.6, 31 + step);
+    host.planes[0].assign(next.begin(), next.end());
+    dev.planes[0]->upload(next);
+    setFire(1);
+    host.reorderHost(false, true);
+    replay("a firing replay must make the host twin's moves");
+    EXPECT_EQ(host.fire, 0u);
+  }
+  SIEVE_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  SIEVE_CUDA_CHECK(cudaGraphDestroy(graph));
+  SIEVE_CUDA_CHECK(cudaStreamDestroy(s));
 }
 
 // ------------------------------------------------------------------- scan --
