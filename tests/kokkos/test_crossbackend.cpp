@@ -82,7 +82,7 @@ Outputs runOn(const Input& in, Force force) {
   Outputs out;
   if (force == Force::Portable) {
     sieve::ReorderTrigger t{trig.live32.data(), trig.span.data(), trig.fire.data(), trig.theta};
-    sieve::Impl::Portable::compact(exec, mask, flags, map, count.data(), cs.data(), &t, n);
+    sieve::Impl::Portable::compact(exec, std::string("sieve::test"), mask, flags, map, count.data(), cs.data(), &t, n);
   } else {
     sieve::compact(exec, mask, flags, map, count, cs, trig);
   }
@@ -92,7 +92,7 @@ Outputs runOn(const Input& in, Force force) {
   out.addView(trig.fire);
   Kokkos::deep_copy(trig.fire, 1u); // reorder unconditionally, through the fire word
   if (force == Force::Portable)
-    sieve::Impl::Portable::reorder(exec, mask, flags, perm, inv, map, count.data(), trig.span.data(),
+    sieve::Impl::Portable::reorder(exec, std::string("sieve::test"), mask, flags, perm, inv, map, count.data(), trig.span.data(),
                                    trig.fire.data(), rs.data(), n, x, mask, v, s16, f4);
   else
     sieve::reorder(exec, mask, flags, perm, inv, map, count, trig, rs, x, mask, v, s16, f4);
@@ -104,12 +104,12 @@ Outputs runOn(const Input& in, Force force) {
   out.addView(trig.span);
   out.addView(trig.fire);
   if (force == Force::Portable)
-    sieve::Impl::Portable::scan<false>(exec, v, scanned, sieve::Sum{}, std::int32_t(3), sums.data(), n);
+    sieve::Impl::Portable::scan<false>(exec, std::string("sieve::test"), v, scanned, sieve::Sum{}, std::int32_t(3), sums.data(), n);
   else
     sieve::exclusive_scan(exec, v, scanned, sieve::Sum{}, 3, sums);
   out.addView(scanned);
   if (force == Force::Portable)
-    sieve::Impl::Portable::restore(exec, perm, inv, rs.data(), n, x, mask, v);
+    sieve::Impl::Portable::restore(exec, std::string("sieve::test"), perm, inv, rs.data(), n, x, mask, v);
   else
     sieve::restore(exec, perm, inv, rs, x, mask, v);
   out.addView(x);

@@ -54,7 +54,7 @@ void compactOn(const Exec& exec, const MaskView& mask, std::uint32_t flags, cons
     }
 #endif
   }
-  Portable::compact(exec, mask, flags, map, count.data(), scratch.data(), trig, n);
+  Portable::compact(exec, std::string("sieve::compact"), mask, flags, map, count.data(), scratch.data(), trig, n);
 }
 
 } // namespace Impl

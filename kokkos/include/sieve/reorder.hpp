@@ -148,7 +148,7 @@ void reorderOn(const Exec& exec, const Mask& mask, std::uint32_t flags, const Pe
     }
 #endif
   }
-  Portable::reorder(exec, mask, flags, perm, inv, map, count.data(), span.data(), firePtr,
+  Portable::reorder(exec, std::string("sieve::reorder"), mask, flags, perm, inv, map, count.data(), span.data(), firePtr,
                     reinterpret_cast<unsigned char*>(scratch.data()), n, planes...);
 }
 
@@ -187,7 +187,7 @@ void restoreOn(const Exec& exec, const Perm& perm, const Inv& inv, const Scratch
     }
 #endif
   }
-  Portable::restore(exec, perm, inv, reinterpret_cast<unsigned char*>(scratch.data()), n,
+  Portable::restore(exec, std::string("sieve::restore"), perm, inv, reinterpret_cast<unsigned char*>(scratch.data()), n,
                     planes...);
 }
 

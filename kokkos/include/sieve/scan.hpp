@@ -53,7 +53,7 @@ void scanOn(const Exec& exec, const In& in, const Out& out, const Op& op, const 
     }
 #endif
   }
-  Portable::scan<Inclusive>(exec, in, out, op, init, blockSums, n);
+  Portable::scan<Inclusive>(exec, std::string("sieve::scan"), in, out, op, init, blockSums, n);
 }
 
 /// Marks "no caller scratch".

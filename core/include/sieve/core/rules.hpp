@@ -20,6 +20,24 @@ SIEVE_INLINE constexpr std::size_t compactScratchBytes(std::int64_t n) {
   return std::size_t(3) * sizeof(idx_t) * static_cast<std::size_t>(n > 1 ? n : 1);
 }
 
+/// The block size every scan's scratch rule is written for: no face uses
+/// blocks (tiles) of fewer elements.
+inline constexpr std::int64_t kScanScratchBlock = 1024;
+
+/// Elements of block-sum scratch a scan of `n` elements needs on every face:
+/// the sum over the levels of a block-by-block reduction with blocks of
+/// kScanScratchBlock, down to one block total (n = 0: none; 1 <= n <= 1024:
+/// one). About n / 1023. O(log n), host and device.
+SIEVE_INLINE constexpr std::int64_t scanScratchElems(std::int64_t n) {
+  std::int64_t total = 0;
+  for (std::int64_t len = n; len > 0;) {
+    len = (len + kScanScratchBlock - 1) / kScanScratchBlock;
+    total += len;
+    if (len <= 1) break;
+  }
+  return total;
+}
+
 namespace Impl {
 /// Byte offset of the staging plane inside the reorder scratch: the compaction
 /// scratch rounded up to 16 bytes.

@@ -1,0 +1,154 @@
+// Sieve (internal) — the portable implementation: reorder / restore.
+#pragma once
+
+#include <sieve/impl/portable/base.hpp>
+
+namespace sieve {
+namespace Impl {
+namespace Portable {
+
+
+/// The state of one reorder call, in the space's memory: keep bits (one word
+/// per 32 samples), the exclusive kept count before each word, the kept count
+/// of the span, and the words. span and fire are read on the device by every
+/// kernel (fire == 0 makes each a no-op), so nothing is read back.
+struct ReorderState {
+  const std::uint32_t* bits;
+  const std::uint32_t* wordOff;
+  const std::uint32_t* cnt;
+  const std::uint32_t* span;
+  const std::uint32_t* fire; // may be null: unconditional
+  i64 n;
+
+  KOKKOS_INLINE_FUNCTION bool active() const { return fire == nullptr || *fire != 0u; }
+  KOKKOS_INLINE_FUNCTION i64 sp() const { return effectiveSpan(*span, n); }
+  /// Where slot i (< sp) goes.
+  KOKKOS_INLINE_FUNCTION i64 dst(i64 i) const {
+    return reorderDstFromBits(bits, wordOff, i, static_cast<i64>(*cnt));
+  }
+};
+
+/// Element i of a plane, moved as an opaque word of its size (any
+/// trivially-copyable element, Kokkos::Array included, strided or not).
+template <class W>
+struct PlaneWords {
+  unsigned char* base;
+  i64 stride; // bytes
+  KOKKOS_INLINE_FUNCTION W& operator()(const i64 i) const {
+    return *reinterpret_cast<W*>(base + i * stride);
+  }
+};
+
+template <class PlaneView>
+auto planeWords(const PlaneView& v) {
+  using W = ElemOf<sizeof(typename PlaneView::non_const_value_type)>;
+  return PlaneWords<W>{reinterpret_cast<unsigned char*>(v.data()),
+                       static_cast<i64>(strideBytes(v))};
+}
+
+/// Stage one plane over the span, then place every slot at its destination.
+template <class Exec, class PlaneView>
+void movePlane(const Exec& exec, const std::string& label, const PlaneView& view, unsigned char* stageBytes,
+               const ReorderState& s) {
+  const auto plane = planeWords(view);
+  using T = std::remove_reference_t<decltype(plane(0))>;
+  T* stage = reinterpret_cast<T*>(stageBytes);
+  Kokkos::parallel_for(
+      label + "::stage", Range<Exec>(exec, 0, s.n), KOKKOS_LAMBDA(const i64 i) {
+        if (s.active() && i < s.sp()) stage[i] = plane(i);
+      });
+  Kokkos::parallel_for(
+      label + "::place", Range<Exec>(exec, 0, s.n), KOKKOS_LAMBDA(const i64 i) {
+        if (s.active() && i < s.sp()) plane(s.dst(i)) = stage[i];
+      });
+}
+
+template <class Exec, class MaskView, class PermView, class InvView, class MapView,
+          class... Planes>
+void reorder(const Exec& exec, const std::string& label, const MaskView& mask, std::uint32_t flags, const PermView& perm,
+             const InvView& inv, const MapView& map, std::uint32_t* count, std::uint32_t* span,
+             std::uint32_t* fire, unsigned char* scratch, i64 n, const Planes&... planes) {
+  if (n == 0) {
+    Kokkos::parallel_for(
+        label + "::empty", Range<Exec>(exec, 0, 1), KOKKOS_LAMBDA(const i64) {
+          *count = 0u;
+          *span = 0u;
+          if (fire != nullptr) *fire = 0u;
+        });
+    return;
+  }
+  const i64 nwords = groups32(n);
+  auto* bits = reinterpret_cast<std::uint32_t*>(scratch);
+  std::uint32_t* wordOff = bits + nwords;
+  std::uint32_t* cnt = wordOff + nwords;
+  const ReorderState s{bits, wordOff, cnt, span, fire, n};
+
+  Kokkos::parallel_for(
+      label + "::bits", Range<Exec>(exec, 0, nwords), KOKKOS_LAMBDA(const i64 w) {
+        if (!s.active()) return;
+        const i64 sp = s.sp();
+        bits[w] = w * 32 < sp ? groupKeepBits([&](i64 i) { return mask(i); }, w * 32, sp, flags)
+                              : 0u;
+      });
+  Kokkos::parallel_scan(
+      label + "::offsets", Range<Exec>(exec, 0, nwords),
+      KOKKOS_LAMBDA(const i64 w, std::uint32_t& upd, const bool final) {
+        if (!s.active()) return;
+        const auto v = static_cast<std::uint32_t>(popcount32(bits[w]));
+        if (final) {
+          wordOff[w] = upd;
+          if (w == nwords - 1) *cnt = upd + v;
+        }
+        upd += v;
+      });
+  unsigned char* stage = scratch + reorderStageOffset(n);
+  (movePlane(exec, label, planes, stage, s), ...);
+  movePlane(exec, label, perm, stage, s);
+  Kokkos::parallel_for(
+      label + "::inverse", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+        if (s.active() && i < s.sp()) inv(perm(i)) = static_cast<std::int32_t>(i);
+      });
+  Kokkos::parallel_for(
+      label + "::identity", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+        if (s.active() && i < static_cast<i64>(*s.cnt)) map(i) = static_cast<std::int32_t>(i);
+      });
+  Kokkos::parallel_for(
+      label + "::words", Range<Exec>(exec, 0, 1), KOKKOS_LAMBDA(const i64) {
+        if (!s.active()) return;
+        *count = *cnt;
+        *span = *cnt;
+        if (fire != nullptr) *fire = 0u;
+      });
+}
+
+template <class Exec, class PlaneView, class InvView>
+void restorePlane(const Exec& exec, const std::string& label, const PlaneView& view, const InvView& inv,
+                  unsigned char* stageBytes, i64 n) {
+  const auto plane = planeWords(view);
+  using T = std::remove_reference_t<decltype(plane(0))>;
+  T* stage = reinterpret_cast<T*>(stageBytes);
+  Kokkos::parallel_for(
+      label + "::stage", Range<Exec>(exec, 0, n),
+      KOKKOS_LAMBDA(const i64 i) { stage[i] = plane(i); });
+  Kokkos::parallel_for(
+      label + "::gather", Range<Exec>(exec, 0, n),
+      KOKKOS_LAMBDA(const i64 i) { plane(i) = stage[inv(i)]; });
+}
+
+template <class Exec, class PermView, class InvView, class... Planes>
+void restore(const Exec& exec, const std::string& label, const PermView& perm, const InvView& inv, unsigned char* scratch,
+             i64 n, const Planes&... planes) {
+  if (n == 0) return;
+  unsigned char* stage = scratch + reorderStageOffset(n);
+  (restorePlane(exec, label, planes, inv, stage, n), ...);
+  Kokkos::parallel_for(
+      label + "::identity", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+        perm(i) = static_cast<std::int32_t>(i);
+        inv(i) = static_cast<std::int32_t>(i);
+      });
+}
+
+
+} // namespace Portable
+} // namespace Impl
+} // namespace sieve
