@@ -1,10 +1,15 @@
 // Sieve — sieve::compact: stream compaction of a mask to an index map.
+//
+//   compact([label,] exec, mask[, polarity], index_map, count, scratch[, trigger])
+//   std::uint32_t compact([label,] mask[, polarity], index_map, count, scratch[, trigger])
 #pragma once
 
+#include <sieve/impl/args.hpp>
 #include <sieve/impl/common.hpp>
-#include <sieve/impl/native.hpp>
-#include <sieve/impl/portable.hpp>
+#include <sieve/impl/faces.hpp>
 #include <sieve/trigger.hpp>
+
+#include <string>
 
 namespace sieve {
 
@@ -17,108 +22,139 @@ inline std::size_t compact_scratch_bytes(std::int64_t n) {
 
 namespace Impl {
 
-template <class Exec, class MaskView, class MapView, class CountView, class ScratchView>
-void compactOn(const Exec& exec, const MaskView& mask, std::uint32_t flags, const MapView& map,
-               const CountView& count, const ScratchView& scratch, const ReorderTrigger* trig) {
+/// Every sieve::compact overload ends here: the argument list is checked at
+/// compile time (readable assertions, then nothing else), at run time, then
+/// dispatched once.
+template <class Exec, class Mask, class... Args>
+void compactEntry(const Names& names, const Exec& exec, const Mask& mask, const Args&... args) {
   constexpr const char* fn = "sieve::compact";
-  assertMaskView<Exec, MaskView>();
-  assertIndexView<Exec, MapView>("index_map");
-  assertWordView<Exec, CountView>();
-  assertScratchView<Exec, ScratchView>();
-  const std::int64_t n = extent64(mask);
-  checkSamples(fn, n, "mask.extent(0)");
-  checkFlags(fn, flags);
-  checkWord(fn, count, "count");
-  if (extent64(map) < n)
-    fail(fn, "index_map.extent(0) = " + std::to_string(map.extent(0)) +
-                 " is smaller than mask.extent(0) = " + std::to_string(n));
-  // An empty batch addresses no scratch: an empty View is fine then.
-  checkScratch(fn, scratch, n == 0 ? 0 : compactScratchBytes(n), "compact_scratch_bytes(n)");
-  checkCompact(fn, mask.data(), flags, map.data(), count.data(), scratch.data(), n, strideBytes(mask),
-               strideBytes(map));
-
-  constexpr Backend backend = backendOf<Exec>();
-  const bool native = backend != Backend::Portable && contiguous(mask) && contiguous(map);
-  Region region("compact", native ? backend : Backend::Portable);
-  if (native) {
-    if constexpr (backend == Backend::OpenMP) {
-      compactHost(hostTeamOf(exec), mask.data(), flags, map.data(), count.data(), scratch.data(), n,
-                  trig);
-      return;
+  constexpr std::size_t p = kLeadingPolarity<Args...> ? 1 : 0;
+  constexpr std::size_t rest = sizeof...(Args) - p;
+  using Map = Nth<p, Args...>;
+  using Count = Nth<p + 1, Args...>;
+  using Scratch = Nth<p + 2, Args...>;
+  using Trig = Nth<p + 3, Args...>;
+  static_assert(!std::is_integral_v<Nth<0, Args...>>,
+                "sieve::compact: the argument after `mask` is an integer; the mask polarity is a "
+                "sieve::MaskPolarity (keep, the default, or drop), not the native layer's flag word");
+  static_assert(rest == 3 || rest == 4,
+                "sieve::compact: the arguments are compact([label,] exec, mask[, polarity], "
+                "index_map, count, scratch[, trigger])");
+  static_assert(kViewOf<Exec, Mask, 1, std::uint8_t, false>,
+                "sieve::compact: `mask` must be a rank-1 View of std::uint8_t accessible from the "
+                "execution space");
+  static_assert(kViewOf<Exec, Map, 1, std::int32_t, true>,
+                "sieve::compact: `index_map` must be a writable rank-1 View of std::int32_t "
+                "accessible from the execution space");
+  static_assert(kViewOf<Exec, Count, 0, std::uint32_t, true>,
+                "sieve::compact: `count` must be a writable rank-0 View of std::uint32_t "
+                "accessible from the execution space");
+  static_assert(kByteScratch<Exec, Scratch>,
+                "sieve::compact: `scratch` must be a writable rank-1 View of bytes (std::byte, "
+                "char, unsigned char) accessible from the execution space");
+  static_assert(rest != 4 || kTriggerFor<Exec, Trig>,
+                "sieve::compact: the argument after `scratch` must be a sieve::Trigger whose "
+                "words are accessible from the execution space");
+  constexpr bool ok = (rest == 3 || (rest == 4 && kTriggerFor<Exec, Trig>)) &&
+                      kViewOf<Exec, Mask, 1, std::uint8_t, false> &&
+                      kViewOf<Exec, Map, 1, std::int32_t, true> &&
+                      kViewOf<Exec, Count, 0, std::uint32_t, true> && kByteScratch<Exec, Scratch>;
+  if constexpr (ok) {
+    const std::uint32_t flags = flagsOf(polarityOf(args...));
+    const auto& map = nth<p>(args...);
+    const auto& count = nth<p + 1>(args...);
+    const auto& scratch = nth<p + 2>(args...);
+    ReorderTrigger trig{};
+    const ReorderTrigger* trigPtr = nullptr;
+    if constexpr (rest == 4) {
+      trig = nativeTrigger(fn, nth<p + 3>(args...));
+      trigPtr = &trig;
     }
-#if defined(KOKKOS_ENABLE_CUDA) && SIEVE_HAVE_CUDA
-    if constexpr (backend == Backend::Cuda) {
-      compactDevice(mask.data(), flags, map.data(), count.data(), scratch.data(), n,
-                    exec.cuda_stream(), trig);
-      return;
-    }
-#endif
+    const std::int64_t n = extent64(mask);
+    checkSamples(fn, n, "mask.extent(0)");
+    checkWord(fn, count, "count");
+    if (extent64(map) < n)
+      fail(fn, "index_map.extent(0) = " + std::to_string(map.extent(0)) +
+                   " is smaller than mask.extent(0) = " + std::to_string(n));
+    // An empty batch addresses no scratch: an empty View is fine then.
+    checkScratch(fn, scratch, n == 0 ? 0 : compactScratchBytes(n), "compact_scratch_bytes(n)");
+    checkCompact(fn, mask.data(), flags, map.data(), count.data(), scratch.data(), n,
+                 strideBytes(mask), strideBytes(map));
+    const bool contiguousViews = contiguous(mask) && contiguous(map);
+    const Region region(names, faceFor<Exec, Primitive::Compact>(contiguousViews));
+    dispatch<Exec, Primitive::Compact>(contiguousViews, [&](auto face) {
+      Faces<decltype(face)::value>::compact(exec, names, mask, flags, map, count.data(),
+                                            scratch.data(), trigPtr, n);
+    });
   }
-  Portable::compact(exec, std::string("sieve::compact"), mask, flags, map, count.data(), scratch.data(), trig, n);
+}
+
+/// The fencing forms: a default instance of the mask's space; returns the count.
+template <class Mask, class... Args>
+std::uint32_t compactFenced(const Names& names, const Mask& mask, const Args&... args) {
+  if constexpr (IsView<Mask>::value) {
+    using Exec = typename Mask::execution_space;
+    const Exec exec{};
+    compactEntry(names, exec, mask, args...);
+    fence(exec, "compact");
+    constexpr std::size_t p = kLeadingPolarity<Args...> ? 1 : 0;
+    if constexpr (IsView<Nth<p + 1, Args...>>::value) {
+      std::uint32_t value = 0;
+      Kokkos::deep_copy(value, nth<p + 1>(args...));
+      return value;
+    }
+  }
+  return 0;
 }
 
 } // namespace Impl
 
-/// Compact the samples of `mask` (rank-1 View of std::uint8_t) to an index map,
-/// asynchronously on `exec`.
+/// Compact the samples of `mask` to an index map, asynchronously on `exec`:
+/// `compact([label,] exec, mask[, polarity], index_map, count, scratch[,
+/// trigger])`.
 ///
-/// `index_map(0..count)` receives the kept sample indices in ascending order
-/// (rank-1 View of std::int32_t, extent >= mask.extent(0)) and `count` (rank-0
-/// View of std::uint32_t) their number; slots at or past the count are never
-/// written. A non-zero mask byte keeps its sample, or drops it with
-/// sieve::kCompactMaskIsDrop in `flags`. `scratch` is a View of bytes of at
-/// least compact_scratch_bytes(n); the call allocates nothing.
+/// `mask`: rank-1 View of std::uint8_t; a non-zero byte keeps its sample
+/// (`polarity` = sieve::MaskPolarity::keep, the default) or drops it
+/// (MaskPolarity::drop). `index_map(0..count)` receives the kept sample
+/// indices in ascending order (rank-1 View of std::int32_t, extent >= n);
+/// slots at or past the count are never written. `count`: rank-0 View of
+/// std::uint32_t. `scratch`: a View of at least compact_scratch_bytes(n)
+/// bytes; the call allocates nothing. With a `trigger` (sieve::Trigger) it
+/// also writes trigger.live32 and trigger.fire and reads trigger.span.
 ///
-/// Dispatch: Kokkos::OpenMP runs the OpenMP twins on the instance's threads
-/// (synchronously), Kokkos::Cuda the native CUDA kernels on the instance's
-/// stream, every other space (or strided Views) the portable Kokkos
-/// implementation; all write the same words. O(n) work.
-/// Throws std::invalid_argument (nothing enqueued) for a bad extent, flag,
-/// scratch size or empty word View.
-template <class ExecSpace, class MaskView, class MapView, class CountView, class ScratchView>
+/// O(n) work. Blocks on Kokkos::OpenMP (the twins are synchronous);
+/// asynchronous elsewhere (capture-safe on Kokkos::Cuda). Integer results are
+/// bit-identical on every backend. Throws std::invalid_argument (nothing
+/// enqueued) for a bad extent, a short scratch, an empty word View,
+/// overlapping arrays, empty trigger words or theta outside (0, 1).
+template <class ExecSpace, class MaskView, class... Args>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> compact(const ExecSpace& exec, const MaskView& mask,
-                                                   std::uint32_t flags, const MapView& index_map,
-                                                   const CountView& count,
-                                                   const ScratchView& scratch) {
-  Impl::compactOn(exec, mask, flags, index_map, count, scratch, nullptr);
+                                                   const Args&... args) {
+  Impl::compactEntry(Impl::Names("", "sieve::compact"), exec, mask, args...);
 }
 
-/// sieve::compact that also computes the locality trigger: writes
-/// trigger.live32 and trigger.fire, reads trigger.span (see sieve::Trigger).
-/// Throws as above, and for empty trigger words or theta outside (0, 1).
-template <class ExecSpace, class MaskView, class MapView, class CountView, class ScratchView,
-          class TriggerMemory>
-std::enable_if_t<Impl::kIsExec<ExecSpace>> compact(const ExecSpace& exec, const MaskView& mask,
-                                                   std::uint32_t flags, const MapView& index_map,
-                                                   const CountView& count,
-                                                   const ScratchView& scratch,
-                                                   const Trigger<TriggerMemory>& trigger) {
-  const ReorderTrigger trig = Impl::nativeTrigger<ExecSpace>("sieve::compact", trigger);
-  Impl::compactOn(exec, mask, flags, index_map, count, scratch, &trig);
+/// sieve::compact with a label naming its profiling region and prefixing its
+/// kernel labels.
+template <class ExecSpace, class MaskView, class... Args>
+std::enable_if_t<Impl::kIsExec<ExecSpace>> compact(const std::string& label, const ExecSpace& exec,
+                                                   const MaskView& mask, const Args&... args) {
+  Impl::compactEntry(Impl::Names(label, "sieve::compact"), exec, mask, args...);
 }
 
-/// sieve::compact on a default instance of the mask's execution space; fences
-/// that instance before returning.
-template <class MaskView, class MapView, class CountView, class ScratchView>
-std::enable_if_t<Impl::IsView<MaskView>::value> compact(const MaskView& mask, std::uint32_t flags,
-                                                        const MapView& index_map,
-                                                        const CountView& count,
-                                                        const ScratchView& scratch) {
-  const typename MaskView::execution_space exec{};
-  compact(exec, mask, flags, index_map, count, scratch);
-  Impl::fence(exec, "compact");
+/// sieve::compact on a default instance of the mask's execution space: fences
+/// it and returns the count. Blocking.
+template <class MaskView, class... Args>
+std::enable_if_t<Impl::IsView<MaskView>::value, std::uint32_t> compact(const MaskView& mask,
+                                                                       const Args&... args) {
+  return Impl::compactFenced(Impl::Names("", "sieve::compact"), mask, args...);
 }
 
-/// sieve::compact with a trigger, on a default instance; fences it.
-template <class MaskView, class MapView, class CountView, class ScratchView, class TriggerMemory>
-std::enable_if_t<Impl::IsView<MaskView>::value> compact(const MaskView& mask, std::uint32_t flags,
-                                                        const MapView& index_map,
-                                                        const CountView& count,
-                                                        const ScratchView& scratch,
-                                                        const Trigger<TriggerMemory>& trigger) {
-  const typename MaskView::execution_space exec{};
-  compact(exec, mask, flags, index_map, count, scratch, trigger);
-  Impl::fence(exec, "compact");
+/// The fencing sieve::compact with a label.
+template <class MaskView, class... Args>
+std::enable_if_t<Impl::IsView<MaskView>::value, std::uint32_t> compact(const std::string& label,
+                                                                       const MaskView& mask,
+                                                                       const Args&... args) {
+  return Impl::compactFenced(Impl::Names(label, "sieve::compact"), mask, args...);
 }
 
 } // namespace sieve

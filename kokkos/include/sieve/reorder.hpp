@@ -2,9 +2,9 @@
 // structure-of-arrays planes, and its undo.
 #pragma once
 
+#include <sieve/impl/args.hpp>
 #include <sieve/impl/common.hpp>
-#include <sieve/impl/native.hpp>
-#include <sieve/impl/portable.hpp>
+#include <sieve/impl/faces.hpp>
 #include <sieve/trigger.hpp>
 
 #include <array>
@@ -30,31 +30,6 @@ template <class T>
 struct IsKokkosArray : std::false_type {};
 template <class T, std::size_t N>
 struct IsKokkosArray<Kokkos::Array<T, N>> : std::true_type {};
-
-template <class Exec, class P>
-constexpr void assertPlaneView() {
-  static_assert(IsView<P>::value, "sieve: reorder planes must be Kokkos::Views");
-  static_assert(viewRank<P>() == 1, "sieve: reorder planes must be rank-1 Views");
-  static_assert(kWritable<P>, "sieve: reorder planes are moved in place: no const View");
-  static_assert(std::is_trivially_copyable_v<ValueOf<P>>,
-                "sieve: reorder plane elements must be trivially copyable");
-  static_assert(sizeof(ValueOf<P>) == 1 || sizeof(ValueOf<P>) == 2 || sizeof(ValueOf<P>) == 4 ||
-                    sizeof(ValueOf<P>) == 8 || sizeof(ValueOf<P>) == 16,
-                "sieve: reorder plane elements must be 1, 2, 4, 8 or 16 bytes");
-  static_assert(kAccessible<Exec, P>, "sieve: a reorder plane is not accessible from the execution space");
-#if KOKKOS_VERSION < 40400
-  // Before 4.4 Kokkos maps a View of Kokkos::Array specially: only with
-  // LayoutRight are the arrays stored whole, one after the other.
-  static_assert(!IsKokkosArray<ValueOf<P>>::value ||
-                    std::is_same_v<typename P::array_layout, Kokkos::LayoutRight>,
-                "sieve: on Kokkos < 4.4 a reorder plane of Kokkos::Array must be LayoutRight");
-#endif
-}
-
-template <class Exec, class V>
-constexpr void assertOptionalWord() {
-  assertWordView<Exec, V>();
-}
 
 /// What reorder and restore check of their planes at run time: the element
 /// descriptors (for the native faces), the memory each plane covers, equal
@@ -89,10 +64,64 @@ struct PlaneSet {
   }
 };
 
+
+/// Whether P can be a plane of a reorder on Exec: a writable rank-1 View of
+/// trivially-copyable 1/2/4/8/16-byte elements accessible from Exec (on
+/// Kokkos < 4.4 a View of Kokkos::Array must be LayoutRight: only then are the
+/// arrays stored whole, one after the other).
+template <class Exec, class P>
+constexpr bool planeOk() {
+  if constexpr (Safe<P>::rank != 1 || std::is_void_v<typename Safe<P>::value>) {
+    return false;
+  } else {
+    using T = typename Safe<P>::value;
+    constexpr std::size_t b = sizeof(T);
+    bool ok = Safe<P>::writable && std::is_trivially_copyable_v<T> &&
+              (b == 1 || b == 2 || b == 4 || b == 8 || b == 16) &&
+              Safe<P>::template accessible<Exec>();
+#if KOKKOS_VERSION < 40400
+    ok = ok && (!IsKokkosArray<T>::value ||
+                std::is_same_v<typename P::array_layout, Kokkos::LayoutRight>);
+#endif
+    return ok;
+  }
+}
+
+/// The index of the first plane that is not one (-1: all are).
+template <class Exec, class... Planes>
+constexpr int firstBadPlane() {
+  const bool ok[] = {planeOk<Exec, Planes>()..., true};
+  for (std::size_t i = 0; i < sizeof...(Planes); ++i)
+    if (!ok[i]) return static_cast<int>(i);
+  return -1;
+}
+
+/// firstBadPlane over the elements [From, From + sizeof Is) of a tuple type.
+template <class Exec, std::size_t From, class Tuple, std::size_t... Is>
+constexpr int firstBadTail(std::index_sequence<Is...>) {
+  return firstBadPlane<Exec, std::tuple_element_t<From + Is, Tuple>...>();
+}
+
+#define SIEVE_PLANE_ASSERT(call, bad, k)                                                          \
+  static_assert(bad != k, call ": plane " #k " (counting from 0 after `scratch`) must be a "     \
+                               "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or "       \
+                               "16-byte elements, accessible from the execution space (on "      \
+                               "Kokkos < 4.4 a View of Kokkos::Array must be LayoutRight)")
+#define SIEVE_PLANES_ASSERT(call, bad)                                                            \
+  SIEVE_PLANE_ASSERT(call, bad, 0);                                                               \
+  SIEVE_PLANE_ASSERT(call, bad, 1);                                                               \
+  SIEVE_PLANE_ASSERT(call, bad, 2);                                                               \
+  SIEVE_PLANE_ASSERT(call, bad, 3);                                                               \
+  SIEVE_PLANE_ASSERT(call, bad, 4);                                                               \
+  SIEVE_PLANE_ASSERT(call, bad, 5);                                                               \
+  SIEVE_PLANE_ASSERT(call, bad, 6);                                                               \
+  SIEVE_PLANE_ASSERT(call, bad, 7);                                                               \
+  static_assert(bad < 8, call ": a plane after the 8th (counting after `scratch`) must be a "     \
+                              "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte " \
+                              "elements, accessible from the execution space")
+
 template <class Exec, class Perm, class Inv>
 void checkPermutation(const char* fn, std::int64_t n, const Perm& perm, const Inv& inv) {
-  assertIndexView<Exec, Perm>("perm");
-  assertIndexView<Exec, Inv>("inv");
   if (extent64(perm) < n || extent64(inv) < n)
     fail(fn, "perm.extent(0) = " + std::to_string(perm.extent(0)) + " and inv.extent(0) = " +
                  std::to_string(inv.extent(0)) + " must both be at least n = " + std::to_string(n));
@@ -100,18 +129,11 @@ void checkPermutation(const char* fn, std::int64_t n, const Perm& perm, const In
 
 template <class Exec, class Mask, class Perm, class Inv, class Map, class Count, class Span,
           class Fire, class Scratch, class... Planes>
-void reorderOn(const Exec& exec, const Mask& mask, std::uint32_t flags, const Perm& perm,
-               const Inv& inv, const Map& map, const Count& count, const Span& span,
-               const Fire& fire, const Scratch& scratch, const Planes&... planes) {
+void reorderBody(const Names& names, const Exec& exec, const Mask& mask, std::uint32_t flags,
+                 const Perm& perm, const Inv& inv, const Map& map, const Count& count,
+                 const Span& span, const Fire& fire, const Scratch& scratch,
+                 const Planes&... planes) {
   constexpr const char* fn = "sieve::reorder";
-  static_assert(sizeof...(Planes) >= 1, "sieve: reorder needs its planes, the mask among them");
-  assertMaskView<Exec, Mask>();
-  assertIndexView<Exec, Map>("index_map");
-  assertWordView<Exec, Count>();
-  assertWordView<Exec, Span>();
-  assertOptionalWord<Exec, Fire>();
-  assertScratchView<Exec, Scratch>();
-  (assertPlaneView<Exec, Planes>(), ...);
   const std::int64_t n = extent64(mask);
   checkSamples(fn, n, "mask.extent(0)");
   checkWord(fn, count, "count");
@@ -127,156 +149,227 @@ void reorderOn(const Exec& exec, const Mask& mask, std::uint32_t flags, const Pe
   checkReorder(fn, set.desc.data(), static_cast<std::uint32_t>(set.count), mask.data(), flags,
                perm.data(), inv.data(), map.data(), count.data(), span.data(), firePtr,
                scratch.data(), n, set.bytes.data(), set.stride.data());
+  const bool contiguousViews = set.contiguous && contiguous(mask) && contiguous(perm) &&
+                               contiguous(inv) && contiguous(map);
+  const Region region(names, faceFor<Exec, Primitive::Reorder>(contiguousViews));
+  dispatch<Exec, Primitive::Reorder>(contiguousViews, [&](auto face) {
+    Faces<decltype(face)::value>::reorder(exec, names, mask, flags, perm, inv, map, count.data(),
+                                          span.data(), firePtr, scratch.data(), n,
+                                          set.desc.data(), static_cast<std::uint32_t>(set.count),
+                                          planes...);
+  });
+}
 
-  constexpr Backend backend = backendOf<Exec>();
-  const bool native = backend != Backend::Portable && set.contiguous && contiguous(mask) &&
-                      contiguous(perm) && contiguous(inv) && contiguous(map);
-  Region region("reorder", native ? backend : Backend::Portable);
-  if (native) {
-    if constexpr (backend == Backend::OpenMP) {
-      reorderHost(hostTeamOf(exec), set.desc.data(), static_cast<std::uint32_t>(set.count),
-                  mask.data(), flags, perm.data(), inv.data(), map.data(), count.data(),
-                  span.data(), firePtr, scratch.data(), n);
-      return;
-    }
-#if defined(KOKKOS_ENABLE_CUDA) && SIEVE_HAVE_CUDA
-    if constexpr (backend == Backend::Cuda) {
-      reorderDevice(set.desc.data(), static_cast<std::uint32_t>(set.count), mask.data(), flags,
-                    perm.data(), inv.data(), map.data(), count.data(), span.data(), firePtr,
-                    scratch.data(), n, exec.cuda_stream());
-      return;
-    }
-#endif
+/// Every sieve::reorder overload ends here: compile-time checks of the whole
+/// argument list (readable assertions, then nothing else), then the body.
+template <class Exec, class Mask, class... Args>
+void reorderEntry(const Names& names, const Exec& exec, const Mask& mask, const Args&... args) {
+  constexpr std::size_t p = kLeadingPolarity<Args...> ? 1 : 0;
+  using Perm = Nth<p, Args...>;
+  using Inv = Nth<p + 1, Args...>;
+  using Map = Nth<p + 2, Args...>;
+  using Count = Nth<p + 3, Args...>;
+  constexpr bool withTrigger = IsTrigger<Nth<p + 4, Args...>>::value;
+  using Span = std::conditional_t<withTrigger, Absent, Nth<p + 4, Args...>>;
+  using Fire = std::conditional_t<withTrigger, Absent, Nth<p + 5, Args...>>;
+  constexpr std::size_t s = withTrigger ? p + 5 : p + 6; // scratch
+  using Scratch = Nth<s, Args...>;
+  constexpr std::size_t planes0 = s + 1;
+  constexpr bool shape = sizeof...(Args) > planes0;
+  static_assert(!std::is_integral_v<Nth<0, Args...>>,
+                "sieve::reorder: the argument after `mask` is an integer; the mask polarity is a "
+                "sieve::MaskPolarity (keep, the default, or drop), not the native layer's flag word");
+  static_assert(shape, "sieve::reorder: the arguments are reorder([label,] exec, mask[, polarity], "
+                       "perm, inv, index_map, count, trigger | span, fire, scratch, planes...) "
+                       "with at least one plane (the mask among them)");
+  static_assert(kViewOf<Exec, Mask, 1, std::uint8_t, true>,
+                "sieve::reorder: `mask` must be a writable rank-1 View of std::uint8_t "
+                "accessible from the execution space (it moves with the planes)");
+  static_assert(kViewOf<Exec, Perm, 1, std::int32_t, true>,
+                "sieve::reorder: `perm` must be a writable rank-1 View of std::int32_t accessible "
+                "from the execution space");
+  static_assert(kViewOf<Exec, Inv, 1, std::int32_t, true>,
+                "sieve::reorder: `inv` must be a writable rank-1 View of std::int32_t accessible "
+                "from the execution space");
+  static_assert(kViewOf<Exec, Map, 1, std::int32_t, true>,
+                "sieve::reorder: `index_map` must be a writable rank-1 View of std::int32_t "
+                "accessible from the execution space");
+  static_assert(kViewOf<Exec, Count, 0, std::uint32_t, true>,
+                "sieve::reorder: `count` must be a writable rank-0 View of std::uint32_t "
+                "accessible from the execution space");
+  static_assert(!withTrigger || kTriggerFor<Exec, Nth<p + 4, Args...>>,
+                "sieve::reorder: the trigger's words are not accessible from the execution space");
+  static_assert(withTrigger || kViewOf<Exec, Span, 0, std::uint32_t, true>,
+                "sieve::reorder: the argument after `count` must be a sieve::Trigger, or the "
+                "`span` word (a writable rank-0 View of std::uint32_t) followed by `fire`");
+  static_assert(withTrigger || kViewOf<Exec, Fire, 0, std::uint32_t, true>,
+                "sieve::reorder: `fire` must be a writable rank-0 View of std::uint32_t "
+                "accessible from the execution space (an empty View: unconditional)");
+  static_assert(kByteScratch<Exec, Scratch>,
+                "sieve::reorder: `scratch` must be a writable rank-1 View of bytes accessible "
+                "from the execution space");
+  constexpr int bad = firstBadTail<Exec, planes0, std::tuple<std::decay_t<Args>...>>(
+      std::make_index_sequence<(shape ? sizeof...(Args) - planes0 : 0)>());
+  SIEVE_PLANES_ASSERT("sieve::reorder", bad);
+  constexpr bool ok =
+      shape && bad < 0 && kViewOf<Exec, Mask, 1, std::uint8_t, true> &&
+      kViewOf<Exec, Perm, 1, std::int32_t, true> && kViewOf<Exec, Inv, 1, std::int32_t, true> &&
+      kViewOf<Exec, Map, 1, std::int32_t, true> && kViewOf<Exec, Count, 0, std::uint32_t, true> &&
+      (withTrigger ? kTriggerFor<Exec, Nth<p + 4, Args...>>
+                   : kViewOf<Exec, Span, 0, std::uint32_t, true> &&
+                         kViewOf<Exec, Fire, 0, std::uint32_t, true>) &&
+      kByteScratch<Exec, Scratch>;
+  if constexpr (ok) {
+    const std::uint32_t flags = flagsOf(polarityOf(args...));
+    const auto& perm = nth<p>(args...);
+    const auto& inv = nth<p + 1>(args...);
+    const auto& map = nth<p + 2>(args...);
+    const auto& count = nth<p + 3>(args...);
+    const auto& scratch = nth<s>(args...);
+    applyTail<planes0>(
+        [&](const auto&... planes) {
+          if constexpr (withTrigger) {
+            const auto& trigger = nth<p + 4>(args...);
+            // A trigger's fire word gates the reorder: it must exist (an
+            // empty View would silently mean "unconditional").
+            checkWord("sieve::reorder", trigger.fire, "trigger.fire");
+            checkWord("sieve::reorder", trigger.span, "trigger.span");
+            reorderBody(names, exec, mask, flags, perm, inv, map, count, trigger.span,
+                        trigger.fire, scratch, planes...);
+          } else {
+            reorderBody(names, exec, mask, flags, perm, inv, map, count, nth<p + 4>(args...),
+                        nth<p + 5>(args...), scratch, planes...);
+          }
+        },
+        args...);
   }
-  Portable::reorder(exec, std::string("sieve::reorder"), mask, flags, perm, inv, map, count.data(), span.data(), firePtr,
-                    reinterpret_cast<unsigned char*>(scratch.data()), n, planes...);
 }
 
 template <class Exec, class Perm, class Inv, class Scratch, class... Planes>
-void restoreOn(const Exec& exec, const Perm& perm, const Inv& inv, const Scratch& scratch,
-               const Planes&... planes) {
+void restoreEntry(const Names& names, const Exec& exec, const Perm& perm, const Inv& inv,
+                  const Scratch& scratch, const Planes&... planes) {
   constexpr const char* fn = "sieve::restore";
-  assertScratchView<Exec, Scratch>();
-  (assertPlaneView<Exec, Planes>(), ...);
-  // n: the planes' extent (perm / inv may be longer, as in reorder).
-  const std::array<std::int64_t, sizeof...(Planes) + 1> extents{extent64(planes)..., extent64(perm)};
-  const std::int64_t n = extents[0];
-  checkSamples(fn, n, sizeof...(Planes) > 0 ? "planes' extent" : "perm.extent(0)");
-  checkPermutation<Exec>(fn, n, perm, inv);
-  const PlaneSet<Planes...> set(fn, n, perm, inv, perm, planes...); // (no map: its entry unused)
-  checkScratch(fn, scratch, n == 0 ? 0 : reorderScratchBytes(n, set.maxElem),
-               "reorder_scratch_bytes(n, widest plane)");
-  checkRestore(fn, set.desc.data(), static_cast<std::uint32_t>(set.count), perm.data(), inv.data(),
-               scratch.data(), n, set.bytes.data(), set.stride.data());
-
-  constexpr Backend backend = backendOf<Exec>();
-  const bool native =
-      backend != Backend::Portable && set.contiguous && contiguous(perm) && contiguous(inv);
-  Region region("restore", native ? backend : Backend::Portable);
-  if (native) {
-    if constexpr (backend == Backend::OpenMP) {
-      restoreHost(hostTeamOf(exec), set.desc.data(), static_cast<std::uint32_t>(set.count),
-                  perm.data(), inv.data(), scratch.data(), n);
-      return;
-    }
-#if defined(KOKKOS_ENABLE_CUDA) && SIEVE_HAVE_CUDA
-    if constexpr (backend == Backend::Cuda) {
-      restoreDevice(set.desc.data(), static_cast<std::uint32_t>(set.count), perm.data(),
-                    inv.data(), scratch.data(), n, exec.cuda_stream());
-      return;
-    }
-#endif
+  static_assert(sizeof...(Planes) >= 1,
+                "sieve::restore: give the planes to move back: restore([label,] exec, perm, inv, "
+                "scratch, planes...) (without them perm and inv would be reset and the order "
+                "lost)");
+  static_assert(kViewOf<Exec, Perm, 1, std::int32_t, true>,
+                "sieve::restore: `perm` must be a writable rank-1 View of std::int32_t accessible "
+                "from the execution space");
+  static_assert(kViewOf<Exec, Inv, 1, std::int32_t, true>,
+                "sieve::restore: `inv` must be a writable rank-1 View of std::int32_t accessible "
+                "from the execution space");
+  static_assert(kByteScratch<Exec, Scratch>,
+                "sieve::restore: `scratch` must be a writable rank-1 View of bytes accessible "
+                "from the execution space");
+  constexpr int bad = firstBadPlane<Exec, Planes...>();
+  SIEVE_PLANES_ASSERT("sieve::restore", bad);
+  constexpr bool ok = sizeof...(Planes) >= 1 && bad < 0 &&
+                      kViewOf<Exec, Perm, 1, std::int32_t, true> &&
+                      kViewOf<Exec, Inv, 1, std::int32_t, true> && kByteScratch<Exec, Scratch>;
+  if constexpr (ok) {
+    // n: the planes' extent (perm / inv may be longer, as in reorder).
+    const std::int64_t n = extent64(nth<0>(planes...));
+    checkSamples(fn, n, "planes' extent");
+    checkPermutation<Exec>(fn, n, perm, inv);
+    const PlaneSet<Planes...> set(fn, n, perm, inv, perm, planes...); // (no map: its entry unused)
+    checkScratch(fn, scratch, n == 0 ? 0 : reorderScratchBytes(n, set.maxElem),
+                 "reorder_scratch_bytes(n, widest plane)");
+    checkRestore(fn, set.desc.data(), static_cast<std::uint32_t>(set.count), perm.data(),
+                 inv.data(), scratch.data(), n, set.bytes.data(), set.stride.data());
+    const bool contiguousViews = set.contiguous && contiguous(perm) && contiguous(inv);
+    const Region region(names, faceFor<Exec, Primitive::Restore>(contiguousViews));
+    dispatch<Exec, Primitive::Restore>(contiguousViews, [&](auto face) {
+      Faces<decltype(face)::value>::restore(exec, names, perm, inv, scratch.data(), n,
+                                            set.desc.data(),
+                                            static_cast<std::uint32_t>(set.count), planes...);
+    });
   }
-  Portable::restore(exec, std::string("sieve::restore"), perm, inv, reinterpret_cast<unsigned char*>(scratch.data()), n,
-                    planes...);
 }
+
+#undef SIEVE_PLANES_ASSERT
+#undef SIEVE_PLANE_ASSERT
 
 } // namespace Impl
 
-/// Physically reorder per-sample planes in place, asynchronously on `exec`: a
-/// stable partition of the slots [0, min(span, n)), the samples `mask` keeps
-/// first (n = mask.extent(0)). Kept slot i goes to incl(i) - 1, dropped slot i
-/// to cnt + (i - incl(i)); slots at or past the span never move. `perm` (slot
-/// -> sample id) moves like a plane, then inv(perm(s)) = s over the moved
-/// slots; `index_map` becomes the identity over [0, cnt); finally
-/// count = span = cnt and fire = 0.
+/// Physically reorder per-sample planes in place, asynchronously on `exec`:
+/// `reorder([label,] exec, mask[, polarity], perm, inv, index_map, count,
+/// trigger, scratch, planes...)`, or with the `span` and `fire` words in place
+/// of the trigger.
+///
+/// A stable partition of the slots [0, min(span, n)), the samples `mask`
+/// keeps first (n = mask.extent(0); polarity as sieve::compact). Kept slot i
+/// goes to incl(i) - 1, dropped slot i to cnt + (i - incl(i)); slots at or
+/// past the span never move. `perm` (slot -> sample id) moves like a plane,
+/// then inv(perm(s)) = s over the moved slots; `index_map` becomes the
+/// identity over [0, cnt); finally count = span = cnt and fire = 0.
 ///
 /// `planes...` are rank-1 Views of n elements of any trivially-copyable type of
 /// 1, 2, 4, 8 or 16 bytes (double, int, Kokkos::Array<float, 4>, ...), moved
-/// bit for bit, each aligned to its element size (a 16-byte element to 16
-/// bytes); the mask View must be one of them (it moves with them). `perm` and
-/// `inv` start as the identity (they are after a restore) and are maintained
-/// by the reorders: they must not be modified in between.
-/// `fire` may be an empty View (unconditional); otherwise the whole call is a
-/// no-op on the device while fire == 0. `scratch`: a View of at least
+/// bit for bit, each aligned to its element size; the mask View must be one of
+/// them (it moves with them). `perm` and `inv` start as the identity (they are
+/// after a restore) and must not be modified in between. With a trigger (or a
+/// non-empty `fire`) the whole call is a no-op on the device while fire == 0;
+/// an empty `fire` View means unconditional. `scratch`: a View of at least
 /// reorder_scratch_bytes(n, widest plane) bytes; nothing is allocated.
-/// O(n * planes). Throws std::invalid_argument for bad extents, a short
-/// scratch, overlapping planes or a mask not among the planes.
-template <class ExecSpace, class MaskView, class PermView, class InvView, class MapView,
-          class CountView, class SpanView, class FireView, class ScratchView, class... Planes>
-std::enable_if_t<Impl::kIsExec<ExecSpace> && Impl::IsView<SpanView>::value &&
-                 Impl::IsView<FireView>::value>
-reorder(const ExecSpace& exec, const MaskView& mask, std::uint32_t flags, const PermView& perm,
-        const InvView& inv, const MapView& index_map, const CountView& count, const SpanView& span,
-        const FireView& fire, const ScratchView& scratch, const Planes&... planes) {
-  Impl::reorderOn(exec, mask, flags, perm, inv, index_map, count, span, fire, scratch, planes...);
-}
-
-/// sieve::reorder reading span and fire from a trigger (trigger.span,
-/// trigger.fire), as the compaction left them.
-template <class ExecSpace, class MaskView, class PermView, class InvView, class MapView,
-          class CountView, class TriggerMemory, class ScratchView, class... Planes>
+/// O(n * planes). Blocks on Kokkos::OpenMP; asynchronous elsewhere. Throws
+/// std::invalid_argument for bad extents, a short scratch, overlapping arrays
+/// or a mask not among the planes.
+template <class ExecSpace, class MaskView, class... Args>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> reorder(const ExecSpace& exec, const MaskView& mask,
-                                                   std::uint32_t flags, const PermView& perm,
-                                                   const InvView& inv, const MapView& index_map,
-                                                   const CountView& count,
-                                                   const Trigger<TriggerMemory>& trigger,
-                                                   const ScratchView& scratch,
-                                                   const Planes&... planes) {
-  // A trigger's fire word gates the reorder: it must exist (an empty View would
-  // silently mean "unconditional").
-  Impl::checkWord("sieve::reorder", trigger.fire, "trigger.fire");
-  Impl::checkWord("sieve::reorder", trigger.span, "trigger.span");
-  Impl::reorderOn(exec, mask, flags, perm, inv, index_map, count, trigger.span, trigger.fire,
-                  scratch, planes...);
+                                                   const Args&... args) {
+  Impl::reorderEntry(Impl::Names("", "sieve::reorder"), exec, mask, args...);
 }
 
-/// sieve::reorder on a default instance of the mask's execution space; fences it.
-template <class MaskView, class PermView, class InvView, class MapView, class CountView,
-          class SpanView, class FireView, class ScratchView, class... Planes>
-std::enable_if_t<Impl::IsView<MaskView>::value && Impl::IsView<SpanView>::value &&
-                 Impl::IsView<FireView>::value>
-reorder(const MaskView& mask, std::uint32_t flags, const PermView& perm, const InvView& inv,
-        const MapView& index_map, const CountView& count, const SpanView& span,
-        const FireView& fire, const ScratchView& scratch, const Planes&... planes) {
+/// sieve::reorder with a label naming its profiling region and prefixing its
+/// kernel labels.
+template <class ExecSpace, class MaskView, class... Args>
+std::enable_if_t<Impl::kIsExec<ExecSpace>> reorder(const std::string& label, const ExecSpace& exec,
+                                                   const MaskView& mask, const Args&... args) {
+  Impl::reorderEntry(Impl::Names(label, "sieve::reorder"), exec, mask, args...);
+}
+
+/// sieve::reorder on a default instance of the mask's execution space; fences
+/// it. Blocking.
+template <class MaskView, class... Args>
+std::enable_if_t<Impl::IsView<MaskView>::value> reorder(const MaskView& mask, const Args&... args) {
   const typename MaskView::execution_space exec{};
-  reorder(exec, mask, flags, perm, inv, index_map, count, span, fire, scratch, planes...);
+  Impl::reorderEntry(Impl::Names("", "sieve::reorder"), exec, mask, args...);
   Impl::fence(exec, "reorder");
 }
 
-/// sieve::reorder with a trigger on a default instance; fences it.
-template <class MaskView, class PermView, class InvView, class MapView, class CountView,
-          class TriggerMemory, class ScratchView, class... Planes>
-std::enable_if_t<Impl::IsView<MaskView>::value> reorder(
-    const MaskView& mask, std::uint32_t flags, const PermView& perm, const InvView& inv,
-    const MapView& index_map, const CountView& count, const Trigger<TriggerMemory>& trigger,
-    const ScratchView& scratch, const Planes&... planes) {
+/// The fencing sieve::reorder with a label.
+template <class MaskView, class... Args>
+std::enable_if_t<Impl::IsView<MaskView>::value> reorder(const std::string& label,
+                                                        const MaskView& mask, const Args&... args) {
   const typename MaskView::execution_space exec{};
-  reorder(exec, mask, flags, perm, inv, index_map, count, trigger, scratch, planes...);
+  Impl::reorderEntry(Impl::Names(label, "sieve::reorder"), exec, mask, args...);
   Impl::fence(exec, "reorder");
 }
 
 /// Undo every reorder since the last restore, asynchronously on `exec`:
-/// sample i back at slot i in every plane (a gather through `inv` over all
-/// n slots, n = the planes' extent), then perm = inv = identity over [0, n). The index map, count
-/// and span are not touched. `perm` / `inv` must be as the reorders left them
-/// (or the identity). Scratch and planes as sieve::reorder. O(n * planes).
-/// Throws std::invalid_argument as sieve::reorder.
+/// `restore([label,] exec, perm, inv, scratch, planes...)`. Sample i goes back
+/// to slot i in every plane (a gather through `inv` over all n slots, n = the
+/// planes' extent), then perm = inv = identity over [0, n). The index map,
+/// count and span are not touched. At least one plane (a compile error
+/// otherwise); `perm` / `inv` must be as the reorders left them (or the
+/// identity). Scratch and planes as sieve::reorder. O(n * planes). Blocks on
+/// Kokkos::OpenMP; asynchronous elsewhere. Throws std::invalid_argument as
+/// sieve::reorder.
 template <class ExecSpace, class PermView, class InvView, class ScratchView, class... Planes>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> restore(const ExecSpace& exec, const PermView& perm,
                                                    const InvView& inv, const ScratchView& scratch,
                                                    const Planes&... planes) {
-  Impl::restoreOn(exec, perm, inv, scratch, planes...);
+  Impl::restoreEntry(Impl::Names("", "sieve::restore"), exec, perm, inv, scratch, planes...);
+}
+
+/// sieve::restore with a label.
+template <class ExecSpace, class PermView, class InvView, class ScratchView, class... Planes>
+std::enable_if_t<Impl::kIsExec<ExecSpace>> restore(const std::string& label, const ExecSpace& exec,
+                                                   const PermView& perm, const InvView& inv,
+                                                   const ScratchView& scratch,
+                                                   const Planes&... planes) {
+  Impl::restoreEntry(Impl::Names(label, "sieve::restore"), exec, perm, inv, scratch, planes...);
 }
 
 /// sieve::restore on a default instance of perm's execution space; fences it.
@@ -285,7 +378,18 @@ std::enable_if_t<Impl::IsView<PermView>::value> restore(const PermView& perm, co
                                                         const ScratchView& scratch,
                                                         const Planes&... planes) {
   const typename PermView::execution_space exec{};
-  restore(exec, perm, inv, scratch, planes...);
+  Impl::restoreEntry(Impl::Names("", "sieve::restore"), exec, perm, inv, scratch, planes...);
+  Impl::fence(exec, "restore");
+}
+
+/// The fencing sieve::restore with a label.
+template <class PermView, class InvView, class ScratchView, class... Planes>
+std::enable_if_t<Impl::IsView<PermView>::value> restore(const std::string& label,
+                                                        const PermView& perm, const InvView& inv,
+                                                        const ScratchView& scratch,
+                                                        const Planes&... planes) {
+  const typename PermView::execution_space exec{};
+  Impl::restoreEntry(Impl::Names(label, "sieve::restore"), exec, perm, inv, scratch, planes...);
   Impl::fence(exec, "restore");
 }
 

@@ -45,11 +45,16 @@ struct IsTrigger : std::false_type {};
 template <class M>
 struct IsTrigger<Trigger<M>> : std::true_type {};
 
+/// A trigger whose words Exec can access.
+template <class Exec, class T, bool = IsTrigger<T>::value>
+inline constexpr bool kTriggerFor = false;
+template <class Exec, class T>
+inline constexpr bool kTriggerFor<Exec, T, true> =
+    Safe<typename T::word_view>::template accessible<Exec>();
+
 /// The trigger's words as the native faces take them (after validation).
-template <class Exec, class M>
+template <class M>
 ReorderTrigger nativeTrigger(const char* fn, const Trigger<M>& t) {
-  static_assert(kAccessible<Exec, typename Trigger<M>::word_view>,
-                "sieve: the trigger words are not accessible from the execution space");
   checkWord(fn, t.live32, "trigger.live32");
   checkWord(fn, t.span, "trigger.span");
   checkWord(fn, t.fire, "trigger.fire");

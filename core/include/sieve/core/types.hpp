@@ -17,6 +17,18 @@ using idx_t = std::int32_t;
 /// byte keeps the sample.
 inline constexpr std::uint32_t kCompactMaskIsDrop = 1u;
 
+/// What a non-zero mask byte means to compaction and reorder (the public
+/// API's typed form of the native layer's kCompactMaskIsDrop flag): `keep`
+/// (the default) keeps the sample, `drop` drops it.
+enum class MaskPolarity : std::uint32_t { keep = 0u, drop = 1u };
+
+namespace Impl {
+/// The native layer's flags for a polarity.
+SIEVE_INLINE constexpr std::uint32_t flagsOf(MaskPolarity p) {
+  return p == MaskPolarity::drop ? kCompactMaskIsDrop : 0u;
+}
+} // namespace Impl
+
 /// The largest sample count the int32 index map can address.
 inline constexpr std::int64_t kCompactMaxSamples = INT32_MAX;
 

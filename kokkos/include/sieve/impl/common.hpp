@@ -36,42 +36,50 @@ inline constexpr bool kAccessible =
 template <class V>
 using ValueOf = typename V::non_const_value_type;
 
+/// Traits that are safe to evaluate on any type (a non-View gives rank -1,
+/// value type void, not accessible): the static_asserts of the entry points
+/// use them, so a wrong argument yields the readable assertion first and no
+/// error from inside the library.
+template <class V, bool = IsView<V>::value>
+struct Safe {
+  static constexpr int rank = -1;
+  using value = void;
+  static constexpr bool writable = false;
+  template <class Exec>
+  static constexpr bool accessible() {
+    return false;
+  }
+};
+template <class V>
+struct Safe<V, true> {
+  static constexpr int rank = static_cast<int>(V::rank);
+  using value = typename V::non_const_value_type;
+  static constexpr bool writable = !std::is_const_v<typename V::value_type>;
+  template <class Exec>
+  static constexpr bool accessible() {
+    return Kokkos::SpaceAccessibility<Exec, typename V::memory_space>::accessible;
+  }
+};
+
+/// A rank-R View of exactly `T`, accessible from Exec (and writable if W).
+template <class Exec, class V, int R, class T, bool W>
+inline constexpr bool kViewOf = Safe<V>::rank == R && std::is_same_v<typename Safe<V>::value, T> &&
+                                (!W || Safe<V>::writable) &&
+                                Safe<V>::template accessible<Exec>();
+
+/// The names one public call gives Kokkos Tools: `prefix` is "sieve::<call>",
+/// or "<label>: sieve::<call>" when the caller gave a label. The call's
+/// profiling region is "<prefix>[<face>]"; its kernels are "<prefix>::<phase>"
+/// and its allocations "<prefix>::<what>".
+struct Names {
+  std::string prefix;
+  Names(const std::string& label, const char* call)
+      : prefix(label.empty() ? std::string(call) : label + ": " + call) {}
+  std::string operator()(const char* what) const { return prefix + "::" + what; }
+};
+
 template <class V>
 inline constexpr bool kWritable = !std::is_const_v<typename V::value_type>;
-
-/// The backend a call on an execution space of type Exec runs on.
-enum class Backend { Portable, OpenMP, Cuda };
-
-template <class Exec>
-constexpr Backend backendOf() {
-#if defined(KOKKOS_ENABLE_OPENMP)
-  if constexpr (std::is_same_v<Exec, Kokkos::OpenMP>) return Backend::OpenMP;
-#endif
-#if defined(KOKKOS_ENABLE_CUDA) && SIEVE_HAVE_CUDA
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return Backend::Cuda;
-#endif
-  return Backend::Portable;
-}
-
-inline const char* backendName(Backend b) {
-  switch (b) {
-  case Backend::OpenMP: return "openmp";
-  case Backend::Cuda: return "cuda";
-  default: return "portable";
-  }
-}
-
-/// A profiling region "sieve::<what>[<backend>]" around one public call; the
-/// backend in brackets is the face that did the work.
-class Region {
- public:
-  Region(const char* what, Backend b) {
-    Kokkos::Profiling::pushRegion(std::string("sieve::") + what + "[" + backendName(b) + "]");
-  }
-  ~Region() { Kokkos::Profiling::popRegion(); }
-  Region(const Region&) = delete;
-  Region& operator=(const Region&) = delete;
-};
 
 /// Fence an instance (the overloads without an instance end with it).
 template <class Exec>
@@ -127,44 +135,6 @@ void checkScratch(const char* fn, const V& scratch, std::size_t need, const char
     fail(fn, "scratch holds " + std::to_string(scratchBytes(scratch)) + " bytes; " + rule + " = " +
                  std::to_string(need) + " are needed");
   if (need > 0 && !contiguous(scratch)) fail(fn, "scratch must be a contiguous View");
-}
-
-/// Static checks shared by the mask / index map / word / scratch arguments.
-template <class Exec, class V>
-constexpr void assertMaskView() {
-  static_assert(IsView<V>::value, "sieve: the mask must be a Kokkos::View");
-  static_assert(viewRank<V>() == 1, "sieve: the mask must be a rank-1 View");
-  static_assert(std::is_same_v<ValueOf<V>, std::uint8_t>, "sieve: the mask must hold std::uint8_t");
-  static_assert(kAccessible<Exec, V>, "sieve: the mask is not accessible from the execution space");
-}
-template <class Exec, class V>
-constexpr void assertIndexView(const char*) {
-  static_assert(IsView<V>::value, "sieve: index maps and permutations must be Kokkos::Views");
-  static_assert(viewRank<V>() == 1, "sieve: index maps and permutations must be rank-1 Views");
-  static_assert(std::is_same_v<ValueOf<V>, std::int32_t>,
-                "sieve: index maps and permutations must hold std::int32_t");
-  static_assert(kWritable<V>, "sieve: index maps and permutations are written: no const View");
-  static_assert(kAccessible<Exec, V>,
-                "sieve: an index map or permutation is not accessible from the execution space");
-}
-template <class Exec, class V>
-constexpr void assertWordView() {
-  static_assert(IsView<V>::value, "sieve: count and trigger words must be Kokkos::Views");
-  static_assert(viewRank<V>() == 0, "sieve: count and trigger words must be rank-0 Views");
-  static_assert(std::is_same_v<ValueOf<V>, std::uint32_t>,
-                "sieve: count and trigger words must hold std::uint32_t");
-  static_assert(kWritable<V>, "sieve: count and trigger words are written: no const View");
-  static_assert(kAccessible<Exec, V>,
-                "sieve: a count or trigger word is not accessible from the execution space");
-}
-template <class Exec, class V>
-constexpr void assertScratchView() {
-  static_assert(IsView<V>::value, "sieve: scratch must be a Kokkos::View");
-  static_assert(viewRank<V>() == 1, "sieve: scratch must be a rank-1 View");
-  static_assert(sizeof(typename V::value_type) == 1 && std::is_trivially_copyable_v<ValueOf<V>>,
-                "sieve: scratch must be a View of bytes (std::byte, char or std::uint8_t)");
-  static_assert(kWritable<V>, "sieve: scratch is written: no const View");
-  static_assert(kAccessible<Exec, V>, "sieve: scratch is not accessible from the execution space");
 }
 
 } // namespace Impl

@@ -1,0 +1,118 @@
+// Sieve (internal) — the one dispatch point of the Kokkos face.
+//
+// A call on an execution space runs on one "face": the native face of that
+// space (the OpenMP twins on Kokkos::OpenMP, the native CUDA kernels on
+// Kokkos::Cuda) when it has one and every View is contiguous, the portable
+// Kokkos implementation otherwise. `Faces<F>` is the per-face table (static
+// compact / reorder / restore / scan, all with one signature per primitive);
+// `dispatch` is the only place that chooses. Adding a face means one
+// specialisation of Faces (impl/faces/<face>.hpp) and one line in
+// nativeFaceOf; adding a primitive means one member per face.
+#pragma once
+
+#include <sieve/impl/common.hpp>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace sieve {
+namespace Impl {
+
+enum class Face { Portable, OpenMP, Cuda };
+
+template <Face F>
+using FaceTag = std::integral_constant<Face, F>;
+
+inline const char* faceName(Face f) {
+  switch (f) {
+  case Face::OpenMP: return "openmp";
+  case Face::Cuda: return "cuda";
+  default: return "portable";
+  }
+}
+
+/// The primitives a face may or may not provide natively.
+enum class Primitive { Compact, Reorder, Restore, Scan };
+
+/// The per-face table; every specialisation says which primitives it has
+/// (`has(p)`) and implements those.
+template <Face F>
+struct Faces;
+
+/// The native face of execution space Exec (Portable when it has none).
+template <class Exec>
+constexpr Face nativeFaceOf() {
+#if defined(KOKKOS_ENABLE_OPENMP)
+  if constexpr (std::is_same_v<Exec, Kokkos::OpenMP>) return Face::OpenMP;
+#endif
+#if defined(KOKKOS_ENABLE_CUDA) && SIEVE_HAVE_CUDA
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return Face::Cuda;
+#endif
+  return Face::Portable;
+}
+
+/// The face a call of primitive P on Exec runs on, given whether its Views
+/// are all contiguous.
+template <class Exec, Primitive P>
+Face faceFor(bool contiguous) {
+  constexpr Face native = nativeFaceOf<Exec>();
+  return native != Face::Portable && Faces<native>::has(P) && contiguous ? native : Face::Portable;
+}
+
+/// The one dispatch point: calls `f(FaceTag<face>{})` with the face that runs
+/// primitive P on Exec. Only the two candidate faces are instantiated.
+template <class Exec, Primitive P, class F>
+void dispatch(bool contiguous, F&& f) {
+  constexpr Face native = nativeFaceOf<Exec>();
+  if constexpr (native != Face::Portable && Faces<native>::has(P)) {
+    if (contiguous) {
+      f(FaceTag<native>{});
+      return;
+    }
+  }
+  f(FaceTag<Face::Portable>{});
+}
+
+/// A profiling region "<prefix>[<face>]" around one public call.
+class Region {
+ public:
+  Region(const Names& names, Face f) {
+    Kokkos::Profiling::pushRegion(names.prefix + "[" + faceName(f) + "]");
+  }
+  ~Region() { Kokkos::Profiling::popRegion(); }
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+};
+
+/// The native faces run no Kokkos kernel: each of their calls is shown to
+/// Kokkos Tools as one kernel "<prefix>[<face>]" (a parallel_for event on the
+/// instance's device id), so they appear in timelines and kernel timers like
+/// the portable kernels. Free when no tool is loaded.
+template <class Exec>
+class NativeKernel {
+ public:
+  NativeKernel(const Exec& exec, const Names& names, Face f) {
+    if (Kokkos::Tools::profileLibraryLoaded()) {
+      active_ = true;
+      Kokkos::Tools::beginParallelFor(names.prefix + "[" + faceName(f) + "]",
+                                      Kokkos::Tools::Experimental::device_id(exec), &id_);
+    }
+  }
+  ~NativeKernel() {
+    if (active_) Kokkos::Tools::endParallelFor(id_);
+  }
+  NativeKernel(const NativeKernel&) = delete;
+  NativeKernel& operator=(const NativeKernel&) = delete;
+
+ private:
+  bool active_ = false;
+  std::uint64_t id_ = 0;
+};
+
+} // namespace Impl
+} // namespace sieve
+
+#include <sieve/impl/faces/cuda.hpp>
+#include <sieve/impl/faces/openmp.hpp>
+#include <sieve/impl/faces/portable.hpp>

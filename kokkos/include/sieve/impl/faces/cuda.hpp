@@ -1,0 +1,71 @@
+// Sieve (internal) — the Cuda face: the native CUDA kernels (native/cuda),
+// enqueued on the stream of a Kokkos::Cuda instance. Asynchronous and
+// capture-safe: nothing is allocated, synchronised or read back. The scan is
+// header-only CUDA (cuda::Scan): it is native only in translation units
+// compiled by nvcc; elsewhere Kokkos::Cuda scans take the portable face.
+#pragma once
+
+#include <sieve/impl/faces.hpp>
+
+#if defined(KOKKOS_ENABLE_CUDA) && SIEVE_HAVE_CUDA
+#include <sieve/native/cuda/compact.hpp>
+#include <sieve/native/cuda/reorder.hpp>
+#if defined(__CUDACC__)
+#include <sieve/native/cuda/scan.cuh>
+#endif
+
+namespace sieve {
+namespace Impl {
+
+template <>
+struct Faces<Face::Cuda> {
+  static constexpr bool has(Primitive p) {
+#if defined(__CUDACC__)
+    (void)p;
+    return true;
+#else
+    return p != Primitive::Scan;
+#endif
+  }
+
+  template <class Mask, class Map>
+  static void compact(const Kokkos::Cuda& exec, const Names& names, const Mask& mask,
+                      std::uint32_t flags, const Map& map, std::uint32_t* count, void* scratch,
+                      const ReorderTrigger* trig, std::int64_t n) {
+    const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    compactDevice(mask.data(), flags, map.data(), count, scratch, n, exec.cuda_stream(), trig);
+  }
+
+  template <class Mask, class Perm, class Inv, class Map, class... Planes>
+  static void reorder(const Kokkos::Cuda& exec, const Names& names, const Mask& mask,
+                      std::uint32_t flags, const Perm& perm, const Inv& inv, const Map& map,
+                      std::uint32_t* count, std::uint32_t* span, std::uint32_t* fire,
+                      void* scratch, std::int64_t n, const ReorderPlane* desc,
+                      std::uint32_t nPlanes, const Planes&...) {
+    const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    reorderDevice(desc, nPlanes, mask.data(), flags, perm.data(), inv.data(), map.data(), count,
+                  span, fire, scratch, n, exec.cuda_stream());
+  }
+
+  template <class Perm, class Inv, class... Planes>
+  static void restore(const Kokkos::Cuda& exec, const Names& names, const Perm& perm,
+                      const Inv& inv, void* scratch, std::int64_t n, const ReorderPlane* desc,
+                      std::uint32_t nPlanes, const Planes&...) {
+    const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    restoreDevice(desc, nPlanes, perm.data(), inv.data(), scratch, n, exec.cuda_stream());
+  }
+
+#if defined(__CUDACC__)
+  template <bool Inclusive, class In, class Out, class Op, class T>
+  static void scan(const Kokkos::Cuda& exec, const Names& names, const In& in, const Out& out,
+                   const Op& op, const T& init, T* blockSums, std::int64_t n) {
+    const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    cuda::Scan::enqueue<T, Op, Inclusive>(in.data(), out.data(), blockSums, n, init,
+                                          exec.cuda_stream(), op);
+  }
+#endif
+};
+
+} // namespace Impl
+} // namespace sieve
+#endif

@@ -1,0 +1,62 @@
+// Sieve (internal) — the OpenMP face: the native host twins (native/host) on
+// the threads of a Kokkos::OpenMP instance. Synchronous: the twins return
+// when their work is done.
+#pragma once
+
+#include <sieve/impl/faces.hpp>
+
+#if defined(KOKKOS_ENABLE_OPENMP)
+#include <sieve/native/host/compact.hpp>
+#include <sieve/native/host/reorder.hpp>
+#include <sieve/native/host/scan.hpp>
+
+namespace sieve {
+namespace Impl {
+
+template <>
+struct Faces<Face::OpenMP> {
+  static constexpr bool has(Primitive) { return true; }
+
+  /// The OpenMP team of a Kokkos::OpenMP instance: its own threads.
+  static HostTeam team(const Kokkos::OpenMP& exec) {
+    return HostTeam{static_cast<int>(exec.concurrency())};
+  }
+
+  template <class Mask, class Map>
+  static void compact(const Kokkos::OpenMP& exec, const Names& names, const Mask& mask,
+                      std::uint32_t flags, const Map& map, std::uint32_t* count, void* scratch,
+                      const ReorderTrigger* trig, std::int64_t n) {
+    const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
+    compactHost(team(exec), mask.data(), flags, map.data(), count, scratch, n, trig);
+  }
+
+  template <class Mask, class Perm, class Inv, class Map, class... Planes>
+  static void reorder(const Kokkos::OpenMP& exec, const Names& names, const Mask& mask,
+                      std::uint32_t flags, const Perm& perm, const Inv& inv, const Map& map,
+                      std::uint32_t* count, std::uint32_t* span, std::uint32_t* fire,
+                      void* scratch, std::int64_t n, const ReorderPlane* desc,
+                      std::uint32_t nPlanes, const Planes&...) {
+    const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
+    reorderHost(team(exec), desc, nPlanes, mask.data(), flags, perm.data(), inv.data(),
+                map.data(), count, span, fire, scratch, n);
+  }
+
+  template <class Perm, class Inv, class... Planes>
+  static void restore(const Kokkos::OpenMP& exec, const Names& names, const Perm& perm,
+                      const Inv& inv, void* scratch, std::int64_t n, const ReorderPlane* desc,
+                      std::uint32_t nPlanes, const Planes&...) {
+    const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
+    restoreHost(team(exec), desc, nPlanes, perm.data(), inv.data(), scratch, n);
+  }
+
+  template <bool Inclusive, class In, class Out, class Op, class T>
+  static void scan(const Kokkos::OpenMP& exec, const Names& names, const In& in, const Out& out,
+                   const Op& op, const T& init, T* blockSums, std::int64_t n) {
+    const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
+    cpu::Scan::scan<T, Op, Inclusive>(team(exec), in.data(), out.data(), blockSums, n, init, op);
+  }
+};
+
+} // namespace Impl
+} // namespace sieve
+#endif

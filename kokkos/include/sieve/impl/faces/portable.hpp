@@ -1,0 +1,48 @@
+// Sieve (internal) — the portable face: Kokkos parallel patterns on any
+// execution space (impl/portable/), for spaces without a native face and for
+// strided Views.
+#pragma once
+
+#include <sieve/impl/faces.hpp>
+#include <sieve/impl/portable.hpp>
+
+namespace sieve {
+namespace Impl {
+
+template <>
+struct Faces<Face::Portable> {
+  static constexpr bool has(Primitive) { return true; }
+
+  template <class Exec, class Mask, class Map>
+  static void compact(const Exec& exec, const Names& names, const Mask& mask, std::uint32_t flags,
+                      const Map& map, std::uint32_t* count, void* scratch,
+                      const ReorderTrigger* trig, std::int64_t n) {
+    Portable::compact(exec, names.prefix, mask, flags, map, count, scratch, trig, n);
+  }
+
+  template <class Exec, class Mask, class Perm, class Inv, class Map, class... Planes>
+  static void reorder(const Exec& exec, const Names& names, const Mask& mask, std::uint32_t flags,
+                      const Perm& perm, const Inv& inv, const Map& map, std::uint32_t* count,
+                      std::uint32_t* span, std::uint32_t* fire, void* scratch, std::int64_t n,
+                      const ReorderPlane*, std::uint32_t, const Planes&... planes) {
+    Portable::reorder(exec, names.prefix, mask, flags, perm, inv, map, count, span, fire,
+                      static_cast<unsigned char*>(scratch), n, planes...);
+  }
+
+  template <class Exec, class Perm, class Inv, class... Planes>
+  static void restore(const Exec& exec, const Names& names, const Perm& perm, const Inv& inv,
+                      void* scratch, std::int64_t n, const ReorderPlane*, std::uint32_t,
+                      const Planes&... planes) {
+    Portable::restore(exec, names.prefix, perm, inv, static_cast<unsigned char*>(scratch), n,
+                      planes...);
+  }
+
+  template <bool Inclusive, class Exec, class In, class Out, class Op, class T>
+  static void scan(const Exec& exec, const Names& names, const In& in, const Out& out,
+                   const Op& op, const T& init, T* blockSums, std::int64_t n) {
+    Portable::scan<Inclusive>(exec, names.prefix, in, out, op, init, blockSums, n);
+  }
+};
+
+} // namespace Impl
+} // namespace sieve
