@@ -81,7 +81,7 @@ void compactEntry(const Names& names, const Exec& exec, const Mask& mask, const 
     checkCompact(fn, mask.data(), flags, map.data(), count.data(), scratch.data(), n,
                  strideBytes(mask), strideBytes(map));
     const bool contiguousViews = contiguous(mask) && contiguous(map);
-    const Region region(names, faceFor<Exec, Primitive::Compact>(contiguousViews));
+    const CallRegion region(names, faceFor<Exec, Primitive::Compact>(contiguousViews));
     dispatch<Exec, Primitive::Compact>(contiguousViews, [&](auto face) {
       Faces<decltype(face)::value>::compact(exec, names, mask, flags, map, count.data(),
                                             scratch.data(), trigPtr, n);

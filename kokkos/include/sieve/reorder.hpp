@@ -151,7 +151,7 @@ void reorderBody(const Names& names, const Exec& exec, const Mask& mask, std::ui
                scratch.data(), n, set.bytes.data(), set.stride.data());
   const bool contiguousViews = set.contiguous && contiguous(mask) && contiguous(perm) &&
                                contiguous(inv) && contiguous(map);
-  const Region region(names, faceFor<Exec, Primitive::Reorder>(contiguousViews));
+  const CallRegion region(names, faceFor<Exec, Primitive::Reorder>(contiguousViews));
   dispatch<Exec, Primitive::Reorder>(contiguousViews, [&](auto face) {
     Faces<decltype(face)::value>::reorder(exec, names, mask, flags, perm, inv, map, count.data(),
                                           span.data(), firePtr, scratch.data(), n,
@@ -278,7 +278,7 @@ void restoreEntry(const Names& names, const Exec& exec, const Perm& perm, const 
     checkRestore(fn, set.desc.data(), static_cast<std::uint32_t>(set.count), perm.data(),
                  inv.data(), scratch.data(), n, set.bytes.data(), set.stride.data());
     const bool contiguousViews = set.contiguous && contiguous(perm) && contiguous(inv);
-    const Region region(names, faceFor<Exec, Primitive::Restore>(contiguousViews));
+    const CallRegion region(names, faceFor<Exec, Primitive::Restore>(contiguousViews));
     dispatch<Exec, Primitive::Restore>(contiguousViews, [&](auto face) {
       Faces<decltype(face)::value>::restore(exec, names, perm, inv, scratch.data(), n,
                                             set.desc.data(),

@@ -197,7 +197,7 @@ void scanEntry(const Names& names, const Exec& exec, const In& in, const Out& ou
     const auto& total = argOr<A::total>(kNone, args...);
     if constexpr (hasTotal) checkWord(fn, total, "total");
     const Face face = faceFor<Exec, Primitive::Scan>(contiguousViews);
-    const Region region(names, face);
+    const CallRegion region(names, face);
 
     dispatch<Exec, Primitive::Scan>(contiguousViews, [&](auto tag) {
       constexpr Face F = decltype(tag)::value;

@@ -75,14 +75,14 @@ void dispatch(bool contiguous, F&& f) {
 }
 
 /// A profiling region "<prefix>[<face>]" around one public call.
-class Region {
+class CallRegion {
  public:
-  Region(const Names& names, Face f) {
+  CallRegion(const Names& names, Face f) {
     Kokkos::Profiling::pushRegion(names.prefix + "[" + faceName(f) + "]");
   }
-  ~Region() { Kokkos::Profiling::popRegion(); }
-  Region(const Region&) = delete;
-  Region& operator=(const Region&) = delete;
+  ~CallRegion() { Kokkos::Profiling::popRegion(); }
+  CallRegion(const CallRegion&) = delete;
+  CallRegion& operator=(const CallRegion&) = delete;
 };
 
 /// The native faces run no Kokkos kernel: each of their calls is shown to

@@ -1,0 +1,169 @@
+// Sieve Kokkos tests — what Kokkos Tools sees of a call: its profiling region,
+// its kernels (the native faces show one kernel event per call) and its
+// allocations, named by the caller's label, so that two calls can be told
+// apart.
+#include "backend.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace sieve_test;
+
+namespace {
+
+/// Records regions, kernel starts and allocations while alive.
+class ToolsLog {
+ public:
+  ToolsLog() {
+    events().clear();
+    namespace X = Kokkos::Tools::Experimental;
+    X::set_push_region_callback(&onRegion);
+    X::set_begin_parallel_for_callback(&onFor);
+    X::set_begin_parallel_scan_callback(&onScan);
+    X::set_begin_parallel_reduce_callback(&onReduce);
+    X::set_allocate_data_callback(&onAlloc);
+  }
+  ~ToolsLog() {
+    namespace X = Kokkos::Tools::Experimental;
+    X::set_push_region_callback(nullptr);
+    X::set_begin_parallel_for_callback(nullptr);
+    X::set_begin_parallel_scan_callback(nullptr);
+    X::set_begin_parallel_reduce_callback(nullptr);
+    X::set_allocate_data_callback(nullptr);
+  }
+  ToolsLog(const ToolsLog&) = delete;
+  ToolsLog& operator=(const ToolsLog&) = delete;
+
+  static std::vector<std::string>& events() {
+    static std::vector<std::string> e;
+    return e;
+  }
+  /// Whether an event equal to `e` was recorded.
+  static bool has(const std::string& e) {
+    const auto& v = events();
+    return std::find(v.begin(), v.end(), e) != v.end();
+  }
+  /// Whether an event starting with `prefix` was recorded.
+  static bool hasPrefix(const std::string& prefix) {
+    for (const auto& e : events())
+      if (e.rfind(prefix, 0) == 0) return true;
+    return false;
+  }
+  static std::string dump() {
+    std::string s;
+    for (const auto& e : events()) s += "  " + e + "\n";
+    return s;
+  }
+
+ private:
+  static void onRegion(const char* name) { events().push_back(std::string("region ") + name); }
+  static void onFor(const char* name, std::uint32_t, std::uint64_t* id) {
+    events().push_back(std::string("kernel ") + name);
+    *id = 0;
+  }
+  static void onScan(const char* name, std::uint32_t d, std::uint64_t* id) { onFor(name, d, id); }
+  static void onReduce(const char* name, std::uint32_t d, std::uint64_t* id) { onFor(name, d, id); }
+  static void onAlloc(Kokkos::Profiling::SpaceHandle, const char* label, const void*, std::uint64_t) {
+    events().push_back(std::string("alloc ") + label);
+  }
+};
+
+bool portableFace() { return std::string(kTestBackend) == "portable"; }
+
+} // namespace
+
+TEST(Tools, LabelNamesTheRegionAndPrefixesTheKernels) {
+  const std::int64_t n = 50000;
+  std::vector<std::uint8_t> host(n);
+  for (std::int64_t i = 0; i < n; ++i) host[i] = static_cast<std::uint8_t>(i % 3 == 0);
+  const auto mask = toDevice(host, "mask");
+  auto map = filled<std::int32_t>(n, -1);
+  Word count = word(0);
+  Bytes scratch("scratch", sieve::compact_scratch_bytes(n));
+  TestExec exec;
+  ToolsLog log;
+  sieve::compact("photons", exec, mask, map, count, scratch);
+  sieve::compact("electrons", exec, mask, sieve::MaskPolarity::drop, map, count, scratch);
+  sieve::compact(exec, mask, map, count, scratch);
+  exec.fence();
+  const std::string face = kTestBackend;
+  EXPECT_TRUE(ToolsLog::has("region photons: sieve::compact[" + face + "]")) << ToolsLog::dump();
+  EXPECT_TRUE(ToolsLog::has("region electrons: sieve::compact[" + face + "]")) << ToolsLog::dump();
+  EXPECT_TRUE(ToolsLog::has("region sieve::compact[" + face + "]")) << ToolsLog::dump();
+  if (portableFace()) {
+    // Every kernel of the call carries the label.
+    EXPECT_TRUE(ToolsLog::has("kernel photons: sieve::compact::count")) << ToolsLog::dump();
+    EXPECT_TRUE(ToolsLog::has("kernel photons: sieve::compact::write")) << ToolsLog::dump();
+    EXPECT_TRUE(ToolsLog::has("kernel electrons: sieve::compact::count")) << ToolsLog::dump();
+    EXPECT_TRUE(ToolsLog::has("kernel sieve::compact::count")) << ToolsLog::dump();
+  } else {
+    // The native face runs no Kokkos kernel: one kernel event per call.
+    EXPECT_TRUE(ToolsLog::has("kernel photons: sieve::compact[" + face + "]")) << ToolsLog::dump();
+    EXPECT_TRUE(ToolsLog::has("kernel electrons: sieve::compact[" + face + "]")) << ToolsLog::dump();
+    EXPECT_TRUE(ToolsLog::has("kernel sieve::compact[" + face + "]")) << ToolsLog::dump();
+    EXPECT_FALSE(ToolsLog::hasPrefix("kernel photons: sieve::compact::")) << ToolsLog::dump();
+  }
+  // No unlabelled sieve kernel ran in a labelled call: every sieve kernel or
+  // region names one of the three calls.
+  for (const auto& e : ToolsLog::events()) {
+    if (e.find("sieve::") == std::string::npos) continue;
+    const bool named = e.find("photons: ") != std::string::npos ||
+                       e.find("electrons: ") != std::string::npos ||
+                       e.rfind("region sieve::", 0) == 0 || e.rfind("kernel sieve::", 0) == 0;
+    EXPECT_TRUE(named) << e;
+  }
+}
+
+TEST(Tools, ScanAllocationsAndTotalsAreLabelled) {
+  const std::int64_t n = 300000;
+  auto in = filled<std::int32_t>(n, 1);
+  auto out = filled<std::int32_t>(n, 0);
+  Kokkos::View<std::int32_t, TestMem> total("total");
+  TestExec exec;
+  ToolsLog log;
+  sieve::inclusive_scan("ages", exec, in, out, sieve::Sum{}, 0, total);
+  exec.fence();
+  EXPECT_TRUE(ToolsLog::has("region ages: sieve::inclusive_scan[" + std::string(kTestBackend) + "]"))
+      << ToolsLog::dump();
+  EXPECT_TRUE(ToolsLog::has("alloc ages: sieve::inclusive_scan::block_sums")) << ToolsLog::dump();
+  // With caller scratch nothing is allocated.
+  Kokkos::View<std::int32_t*, TestMem> sums("sums", sieve::scan_scratch_size<std::int32_t>(n));
+  ToolsLog::events().clear();
+  sieve::exclusive_scan("ages2", exec, in, out, 0, sieve::Sum{}, sums, total);
+  exec.fence();
+  EXPECT_FALSE(ToolsLog::hasPrefix("alloc ")) << ToolsLog::dump();
+  std::int32_t t = 0;
+  Kokkos::deep_copy(t, total);
+  EXPECT_EQ(t, n);
+}
+
+TEST(Tools, ReorderAndRestoreRegionsCarryTheLabel) {
+  const std::int64_t n = 10000;
+  std::vector<std::uint8_t> host(n);
+  for (std::int64_t i = 0; i < n; ++i) host[i] = static_cast<std::uint8_t>(i % 2);
+  auto mask = toDevice(host, "mask");
+  std::vector<std::int32_t> id(n);
+  for (std::int64_t i = 0; i < n; ++i) id[i] = static_cast<std::int32_t>(i);
+  auto perm = toDevice(id, "perm"), inv = toDevice(id, "inv");
+  auto x = filled<double>(n, 1.0);
+  auto map = filled<std::int32_t>(n, -1);
+  Word count = word(0), span = word(static_cast<std::uint32_t>(n));
+  Kokkos::View<std::uint32_t, TestMem> fire; // empty: unconditional
+  Bytes scratch("scratch", sieve::reorder_scratch_bytes(n, 8));
+  TestExec exec;
+  ToolsLog log;
+  sieve::reorder("step", exec, mask, perm, inv, map, count, span, fire, scratch, mask, x);
+  sieve::restore("final", exec, perm, inv, scratch, mask, x);
+  exec.fence();
+  const std::string face = kTestBackend;
+  EXPECT_TRUE(ToolsLog::has("region step: sieve::reorder[" + face + "]")) << ToolsLog::dump();
+  EXPECT_TRUE(ToolsLog::has("region final: sieve::restore[" + face + "]")) << ToolsLog::dump();
+  if (portableFace()) {
+    EXPECT_TRUE(ToolsLog::has("kernel step: sieve::reorder::bits")) << ToolsLog::dump();
+    EXPECT_TRUE(ToolsLog::has("kernel final: sieve::restore::identity")) << ToolsLog::dump();
+  } else {
+    EXPECT_TRUE(ToolsLog::has("kernel step: sieve::reorder[" + face + "]")) << ToolsLog::dump();
+    EXPECT_TRUE(ToolsLog::has("kernel final: sieve::restore[" + face + "]")) << ToolsLog::dump();
+  }
+}
