@@ -35,25 +35,25 @@ void compactEntry(const Names& names, const Exec& exec, const Mask& mask, const 
   using Scratch = Nth<p + 2, Args...>;
   using Trig = Nth<p + 3, Args...>;
   static_assert(!std::is_integral_v<Nth<0, Args...>>,
-                "sieve::compact: the argument after `mask` is an integer; the mask polarity is a "
+                "sieve::compact: the argument after 'mask' is an integer; the mask polarity is a "
                 "sieve::MaskPolarity (keep, the default, or drop), not the native layer's flag word");
   static_assert(rest == 3 || rest == 4,
                 "sieve::compact: the arguments are compact([label,] exec, mask[, polarity], "
                 "index_map, count, scratch[, trigger])");
   static_assert(kViewOf<Exec, Mask, 1, std::uint8_t, false>,
-                "sieve::compact: `mask` must be a rank-1 View of std::uint8_t accessible from the "
+                "sieve::compact: 'mask' must be a rank-1 View of std::uint8_t accessible from the "
                 "execution space");
   static_assert(kViewOf<Exec, Map, 1, std::int32_t, true>,
-                "sieve::compact: `index_map` must be a writable rank-1 View of std::int32_t "
+                "sieve::compact: 'index_map' must be a writable rank-1 View of std::int32_t "
                 "accessible from the execution space");
   static_assert(kViewOf<Exec, Count, 0, std::uint32_t, true>,
-                "sieve::compact: `count` must be a writable rank-0 View of std::uint32_t "
+                "sieve::compact: 'count' must be a writable rank-0 View of std::uint32_t "
                 "accessible from the execution space");
   static_assert(kByteScratch<Exec, Scratch>,
-                "sieve::compact: `scratch` must be a writable rank-1 View of bytes (std::byte, "
+                "sieve::compact: 'scratch' must be a writable rank-1 View of bytes (std::byte, "
                 "char, unsigned char) accessible from the execution space");
   static_assert(rest != 4 || kTriggerFor<Exec, Trig>,
-                "sieve::compact: the argument after `scratch` must be a sieve::Trigger whose "
+                "sieve::compact: the argument after 'scratch' must be a sieve::Trigger whose "
                 "words are accessible from the execution space");
   constexpr bool ok = (rest == 3 || (rest == 4 && kTriggerFor<Exec, Trig>)) &&
                       kViewOf<Exec, Mask, 1, std::uint8_t, false> &&

@@ -103,7 +103,7 @@ constexpr int firstBadTail(std::index_sequence<Is...>) {
 }
 
 #define SIEVE_PLANE_ASSERT(call, bad, k)                                                          \
-  static_assert(bad != k, call ": plane " #k " (counting from 0 after `scratch`) must be a "     \
+  static_assert(bad != k, call ": plane " #k " (counting from 0 after 'scratch') must be a "     \
                                "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or "       \
                                "16-byte elements, accessible from the execution space (on "      \
                                "Kokkos < 4.4 a View of Kokkos::Array must be LayoutRight)")
@@ -116,7 +116,7 @@ constexpr int firstBadTail(std::index_sequence<Is...>) {
   SIEVE_PLANE_ASSERT(call, bad, 5);                                                               \
   SIEVE_PLANE_ASSERT(call, bad, 6);                                                               \
   SIEVE_PLANE_ASSERT(call, bad, 7);                                                               \
-  static_assert(bad < 8, call ": a plane after the 8th (counting after `scratch`) must be a "     \
+  static_assert(bad < 8, call ": a plane after the 8th (counting after 'scratch') must be a "     \
                               "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte " \
                               "elements, accessible from the execution space")
 
@@ -177,36 +177,36 @@ void reorderEntry(const Names& names, const Exec& exec, const Mask& mask, const 
   constexpr std::size_t planes0 = s + 1;
   constexpr bool shape = sizeof...(Args) > planes0;
   static_assert(!std::is_integral_v<Nth<0, Args...>>,
-                "sieve::reorder: the argument after `mask` is an integer; the mask polarity is a "
+                "sieve::reorder: the argument after 'mask' is an integer; the mask polarity is a "
                 "sieve::MaskPolarity (keep, the default, or drop), not the native layer's flag word");
   static_assert(shape, "sieve::reorder: the arguments are reorder([label,] exec, mask[, polarity], "
                        "perm, inv, index_map, count, trigger | span, fire, scratch, planes...) "
                        "with at least one plane (the mask among them)");
   static_assert(kViewOf<Exec, Mask, 1, std::uint8_t, true>,
-                "sieve::reorder: `mask` must be a writable rank-1 View of std::uint8_t "
+                "sieve::reorder: 'mask' must be a writable rank-1 View of std::uint8_t "
                 "accessible from the execution space (it moves with the planes)");
   static_assert(kViewOf<Exec, Perm, 1, std::int32_t, true>,
-                "sieve::reorder: `perm` must be a writable rank-1 View of std::int32_t accessible "
+                "sieve::reorder: 'perm' must be a writable rank-1 View of std::int32_t accessible "
                 "from the execution space");
   static_assert(kViewOf<Exec, Inv, 1, std::int32_t, true>,
-                "sieve::reorder: `inv` must be a writable rank-1 View of std::int32_t accessible "
+                "sieve::reorder: 'inv' must be a writable rank-1 View of std::int32_t accessible "
                 "from the execution space");
   static_assert(kViewOf<Exec, Map, 1, std::int32_t, true>,
-                "sieve::reorder: `index_map` must be a writable rank-1 View of std::int32_t "
+                "sieve::reorder: 'index_map' must be a writable rank-1 View of std::int32_t "
                 "accessible from the execution space");
   static_assert(kViewOf<Exec, Count, 0, std::uint32_t, true>,
-                "sieve::reorder: `count` must be a writable rank-0 View of std::uint32_t "
+                "sieve::reorder: 'count' must be a writable rank-0 View of std::uint32_t "
                 "accessible from the execution space");
   static_assert(!withTrigger || kTriggerFor<Exec, Nth<p + 4, Args...>>,
                 "sieve::reorder: the trigger's words are not accessible from the execution space");
   static_assert(withTrigger || kViewOf<Exec, Span, 0, std::uint32_t, true>,
-                "sieve::reorder: the argument after `count` must be a sieve::Trigger, or the "
-                "`span` word (a writable rank-0 View of std::uint32_t) followed by `fire`");
+                "sieve::reorder: the argument after 'count' must be a sieve::Trigger, or the "
+                "'span' word (a writable rank-0 View of std::uint32_t) followed by 'fire'");
   static_assert(withTrigger || kViewOf<Exec, Fire, 0, std::uint32_t, true>,
-                "sieve::reorder: `fire` must be a writable rank-0 View of std::uint32_t "
+                "sieve::reorder: 'fire' must be a writable rank-0 View of std::uint32_t "
                 "accessible from the execution space (an empty View: unconditional)");
   static_assert(kByteScratch<Exec, Scratch>,
-                "sieve::reorder: `scratch` must be a writable rank-1 View of bytes accessible "
+                "sieve::reorder: 'scratch' must be a writable rank-1 View of bytes accessible "
                 "from the execution space");
   constexpr int bad = firstBadTail<Exec, planes0, std::tuple<std::decay_t<Args>...>>(
       std::make_index_sequence<(shape ? sizeof...(Args) - planes0 : 0)>());
@@ -254,13 +254,13 @@ void restoreEntry(const Names& names, const Exec& exec, const Perm& perm, const 
                 "scratch, planes...) (without them perm and inv would be reset and the order "
                 "lost)");
   static_assert(kViewOf<Exec, Perm, 1, std::int32_t, true>,
-                "sieve::restore: `perm` must be a writable rank-1 View of std::int32_t accessible "
+                "sieve::restore: 'perm' must be a writable rank-1 View of std::int32_t accessible "
                 "from the execution space");
   static_assert(kViewOf<Exec, Inv, 1, std::int32_t, true>,
-                "sieve::restore: `inv` must be a writable rank-1 View of std::int32_t accessible "
+                "sieve::restore: 'inv' must be a writable rank-1 View of std::int32_t accessible "
                 "from the execution space");
   static_assert(kByteScratch<Exec, Scratch>,
-                "sieve::restore: `scratch` must be a writable rank-1 View of bytes accessible "
+                "sieve::restore: 'scratch' must be a writable rank-1 View of bytes accessible "
                 "from the execution space");
   constexpr int bad = firstBadPlane<Exec, Planes...>();
   SIEVE_PLANES_ASSERT("sieve::restore", bad);

@@ -133,28 +133,28 @@ void scanEntry(const Names& names, const Exec& exec, const In& in, const Out& ou
   constexpr const char* fn = Inclusive ? "sieve::inclusive_scan" : "sieve::exclusive_scan";
   using T = typename Safe<Out>::value;
   constexpr bool views = IsView<In>::value && IsView<Out>::value;
-  static_assert(views, "sieve::*_scan: `in` and `out` must be Kokkos::Views");
+  static_assert(views, "sieve::*_scan: 'in' and 'out' must be Kokkos::Views");
   static_assert(!views || (Safe<In>::rank == 1 && Safe<Out>::rank == 1),
-                "sieve::*_scan: `in` and `out` must be rank-1 Views");
+                "sieve::*_scan: 'in' and 'out' must be rank-1 Views");
   static_assert(!views || std::is_same_v<typename Safe<In>::value, T>,
-                "sieve::*_scan: `in` and `out` must hold the same value type");
+                "sieve::*_scan: 'in' and 'out' must hold the same value type");
   static_assert(!views || (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>),
                 "sieve::*_scan: scans take arithmetic value types other than bool (scan an "
                 "integer type to count flags)");
-  static_assert(!views || Safe<Out>::writable, "sieve::*_scan: `out` is written: no const View");
+  static_assert(!views || Safe<Out>::writable, "sieve::*_scan: 'out' is written: no const View");
   static_assert(!views || (Safe<In>::template accessible<Exec>() &&
                            Safe<Out>::template accessible<Exec>()),
-                "sieve::*_scan: `in` or `out` is not accessible from the execution space");
+                "sieve::*_scan: 'in' or 'out' is not accessible from the execution space");
   using A = ScanArgs<Inclusive, std::conditional_t<views, T, int>, Args...>;
   static_assert(!Inclusive || A::initFirstOk,
-                "sieve::inclusive_scan: the argument after `out` is a value, not an operator. "
+                "sieve::inclusive_scan: the argument after 'out' is a value, not an operator. "
                 "The order is inclusive_scan(exec, in, out, op, init), as std::inclusive_scan: "
                 "pass the operator (callable as T(T, T)) before init");
   static_assert(Inclusive || A::initFirstOk,
-                "sieve::exclusive_scan: init is required and comes right after `out`, before the "
+                "sieve::exclusive_scan: init is required and comes right after 'out', before the "
                 "operator: exclusive_scan(exec, in, out, init[, op]), as std::exclusive_scan");
   static_assert(A::noBad,
-                "sieve::*_scan: an argument after `out` is neither an operator callable as T(T, "
+                "sieve::*_scan: an argument after 'out' is neither an operator callable as T(T, "
                 "T), a value convertible to T, a rank-1 scratch View nor a rank-0 total View");
   static_assert(!A::noBad || !A::initFirstOk || A::ordered(),
                 "sieve::*_scan: the optional arguments come in this order: inclusive_scan(exec, "

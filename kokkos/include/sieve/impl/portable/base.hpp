@@ -8,7 +8,10 @@
 
 #include <sieve/core/bits.hpp>
 #include <sieve/core/elem.hpp>
+#include <sieve/core/layout.hpp>
 #include <sieve/core/rules.hpp>
+#include <sieve/core/state.hpp>
+#include <sieve/core/tuning.hpp>
 #include <sieve/impl/common.hpp>
 
 #include <cstdint>
@@ -24,10 +27,9 @@ using i64 = std::int64_t;
 template <class Exec>
 using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<i64>>;
 
-/// Compaction tiles: 128 groups of 32 samples.
-inline constexpr i64 kTileGroups = 128;
-/// Scan blocks (the host twin's default block size).
-inline constexpr i64 kScanBlock = 1024;
+/// Compaction tiles (groups of 32 samples) and scan blocks: core/tuning.hpp.
+using Tuning::Portable::kScanBlock;
+using Tuning::Portable::kTileGroups;
 
 
 } // namespace Portable

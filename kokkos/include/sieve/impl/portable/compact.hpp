@@ -30,11 +30,10 @@ void compact(const Exec& exec, const std::string& label, const MaskView& mask, s
     return;
   }
   const i64 ngroups = groups32(n);
-  const i64 ntiles = (ngroups + kTileGroups - 1) / kTileGroups;
-  // Three words per tile (ntiles <= n): within the 12 * max(n, 1) bytes.
-  auto* tileKept = static_cast<std::uint32_t*>(scratch);
-  std::uint32_t* tileLive = tileKept + ntiles;
-  std::uint32_t* tileOff = tileLive + ntiles;
+  const i64 ntiles = CompactLayout::portableTiles(n);
+  std::uint32_t* tileKept = carve<std::uint32_t>(scratch, CompactLayout::portableTileKept(ntiles));
+  std::uint32_t* tileLive = carve<std::uint32_t>(scratch, CompactLayout::portableTileLive(ntiles));
+  std::uint32_t* tileOff = carve<std::uint32_t>(scratch, CompactLayout::portableTileOff(ntiles));
 
   Kokkos::parallel_for(
       label + "::count", Team(exec, static_cast<int>(ntiles), Kokkos::AUTO),

@@ -3,30 +3,17 @@
 
 #include <sieve/impl/portable/base.hpp>
 
+#include <algorithm>
+#include <cstddef>
+
 namespace sieve {
 namespace Impl {
 namespace Portable {
 
 
-/// The state of one reorder call, in the space's memory: keep bits (one word
-/// per 32 samples), the exclusive kept count before each word, the kept count
-/// of the span, and the words. span and fire are read on the device by every
-/// kernel (fire == 0 makes each a no-op), so nothing is read back.
-struct ReorderState {
-  const std::uint32_t* bits;
-  const std::uint32_t* wordOff;
-  const std::uint32_t* cnt;
-  const std::uint32_t* span;
-  const std::uint32_t* fire; // may be null: unconditional
-  i64 n;
-
-  KOKKOS_INLINE_FUNCTION bool active() const { return fire == nullptr || *fire != 0u; }
-  KOKKOS_INLINE_FUNCTION i64 sp() const { return effectiveSpan(*span, n); }
-  /// Where slot i (< sp) goes.
-  KOKKOS_INLINE_FUNCTION i64 dst(i64 i) const {
-    return reorderDstFromBits(bits, wordOff, i, static_cast<i64>(*cnt));
-  }
-};
+/// The state of one reorder call (keep bits, word offsets, kept count, span
+/// and fire words, in the space's memory): core's ReorderState.
+using ::sieve::Impl::ReorderState;
 
 /// Element i of a plane, moved as an opaque word of its size (any
 /// trivially-copyable element, Kokkos::Array included, strided or not).
@@ -70,17 +57,14 @@ void reorder(const Exec& exec, const std::string& label, const MaskView& mask, s
              std::uint32_t* fire, unsigned char* scratch, i64 n, const Planes&... planes) {
   if (n == 0) {
     Kokkos::parallel_for(
-        label + "::empty", Range<Exec>(exec, 0, 1), KOKKOS_LAMBDA(const i64) {
-          *count = 0u;
-          *span = 0u;
-          if (fire != nullptr) *fire = 0u;
-        });
+        label + "::empty", Range<Exec>(exec, 0, 1),
+        KOKKOS_LAMBDA(const i64) { reorderEpilogue(count, span, fire, 0u); });
     return;
   }
-  const i64 nwords = groups32(n);
-  auto* bits = reinterpret_cast<std::uint32_t*>(scratch);
-  std::uint32_t* wordOff = bits + nwords;
-  std::uint32_t* cnt = wordOff + nwords;
+  const i64 nwords = ReorderLayout::words(n);
+  std::uint32_t* bits = carve<std::uint32_t>(scratch, ReorderLayout::bits(n));
+  std::uint32_t* wordOff = carve<std::uint32_t>(scratch, ReorderLayout::wordOff(n));
+  std::uint32_t* cnt = carve<std::uint32_t>(scratch, ReorderLayout::cnt(n));
   const ReorderState s{bits, wordOff, cnt, span, fire, n};
 
   Kokkos::parallel_for(
@@ -101,7 +85,10 @@ void reorder(const Exec& exec, const std::string& label, const MaskView& mask, s
         }
         upd += v;
       });
-  unsigned char* stage = scratch + reorderStageOffset(n);
+  // One staging plane for every plane (and perm): sized for the widest.
+  constexpr auto maxElem = static_cast<std::uint32_t>(
+      std::max({std::size_t(4), sizeof(typename Planes::value_type)...}));
+  unsigned char* stage = carve<unsigned char>(scratch, ReorderLayout::stage(n, maxElem));
   (movePlane(exec, label, planes, stage, s), ...);
   movePlane(exec, label, perm, stage, s);
   Kokkos::parallel_for(
@@ -110,14 +97,11 @@ void reorder(const Exec& exec, const std::string& label, const MaskView& mask, s
       });
   Kokkos::parallel_for(
       label + "::identity", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
-        if (s.active() && i < static_cast<i64>(*s.cnt)) map(i) = static_cast<std::int32_t>(i);
+        if (s.active() && i < s.kept()) map(i) = static_cast<std::int32_t>(i);
       });
   Kokkos::parallel_for(
       label + "::words", Range<Exec>(exec, 0, 1), KOKKOS_LAMBDA(const i64) {
-        if (!s.active()) return;
-        *count = *cnt;
-        *span = *cnt;
-        if (fire != nullptr) *fire = 0u;
+        if (s.active()) reorderEpilogue(count, span, fire, *cnt);
       });
 }
 
@@ -139,7 +123,9 @@ template <class Exec, class PermView, class InvView, class... Planes>
 void restore(const Exec& exec, const std::string& label, const PermView& perm, const InvView& inv, unsigned char* scratch,
              i64 n, const Planes&... planes) {
   if (n == 0) return;
-  unsigned char* stage = scratch + reorderStageOffset(n);
+  constexpr auto maxElem = static_cast<std::uint32_t>(
+      std::max({std::size_t(4), sizeof(typename Planes::value_type)...}));
+  unsigned char* stage = carve<unsigned char>(scratch, ReorderLayout::stage(n, maxElem));
   (restorePlane(exec, label, planes, inv, stage, n), ...);
   Kokkos::parallel_for(
       label + "::identity", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {

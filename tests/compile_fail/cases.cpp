@@ -1,0 +1,34 @@
+// Sieve compile-fail tests — each SIEVE_CASE is a misuse of the public API
+// that must not compile, and whose FIRST compiler error must be Sieve's
+// static_assert naming the argument and the rule (first_error.cmake checks).
+#include <sieve/sieve.hpp>
+
+void misuse() {
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  Kokkos::View<std::uint8_t*> mask("mask", 1);
+  Kokkos::View<double*> x("x", 1);
+  Kokkos::View<std::int32_t*> map("map", 1), perm("perm", 1), inv("inv", 1);
+  Kokkos::View<std::uint32_t> count("count");
+  Kokkos::View<unsigned char*> scratch("scratch", 1);
+  Kokkos::View<int*> a("a", 1);
+  Exec exec;
+  (void)exec;
+#if SIEVE_CASE == 1 // the init of an inclusive scan before its operator
+  sieve::inclusive_scan(exec, a, a, 0);
+#elif SIEVE_CASE == 2 // the old order: operator before init
+  sieve::exclusive_scan(exec, a, a, sieve::Max{}, -1);
+#elif SIEVE_CASE == 3 // the native layer's flag word instead of a MaskPolarity
+  sieve::compact(exec, mask, 0u, map, count, scratch);
+#elif SIEVE_CASE == 4 // a const plane (plane 2)
+  float buffer[1] = {0.0f};
+  Kokkos::View<const float*, Kokkos::MemoryTraits<Kokkos::Unmanaged>> constPlane(buffer, 1);
+  sieve::reorder(exec, mask, perm, inv, map, count, count, count, scratch, mask, x, constPlane);
+#elif SIEVE_CASE == 5 // restore without planes would lose the permutation
+  sieve::restore(exec, perm, inv, scratch);
+#elif SIEVE_CASE == 6 // a mask of doubles
+  sieve::compact(exec, x, map, count, scratch);
+#elif SIEVE_CASE == 7 // an index map of the wrong type
+  Kokkos::View<std::int64_t*> map64("map64", 1);
+  sieve::compact(exec, mask, map64, count, scratch);
+#endif
+}
