@@ -1,16 +1,19 @@
 // Sieve — portable filtering primitives for Kokkos codes (umbrella header).
 //
-//   sieve::inclusive_scan / exclusive_scan   prefix scans
+//   sieve::inclusive_scan / exclusive_scan (+ scan_scratch_size)
+//                                             prefix scans
 //   sieve::compact (+ compact_scratch_bytes)  stream compaction to an index map
 //   sieve::Trigger                            the locality trigger
 //   sieve::reorder / restore (+ reorder_scratch_bytes)
 //                                             physical reorder of SoA planes
 //
-// Every entry point takes an execution-space instance first and is
-// asynchronous on it; the overload without an instance runs on a default
-// instance and fences. Kokkos::OpenMP runs the OpenMP twins, Kokkos::Cuda the
-// native CUDA kernels, every other space a portable Kokkos implementation;
-// integer results are bit-identical on all of them.
+// Every entry point takes an optional label (naming its Kokkos Tools region
+// and prefixing its kernel and allocation labels), then an execution-space
+// instance, and is asynchronous on it; the overload without an instance runs
+// on a default instance, fences, and returns the count or the scan total.
+// Kokkos::OpenMP runs the OpenMP twins, Kokkos::Cuda the native CUDA kernels,
+// every other space a portable Kokkos implementation (impl/faces.hpp is the
+// one dispatch point); integer results are bit-identical on all of them.
 #pragma once
 
 #include <sieve/config.hpp>

@@ -1,0 +1,130 @@
+// Sieve Kokkos tests — the API conventions themselves: the forms without an
+// instance return what a host caller wants, the scan total, the honest scan
+// scratch size, the typed polarity and the label overloads write exactly what
+// the plain forms write.
+#include "../common/cases.hpp"
+#include "../common/expect.hpp"
+#include "../common/reference.hpp"
+#include "backend.hpp"
+
+#include <cstdint>
+#include <vector>
+
+using namespace sieve_test;
+
+TEST(Conventions, FencedCompactReturnsTheCountAndPolarityIsTyped) {
+  for (const std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(4097),
+                               std::int64_t(300007)}) {
+    const auto host = makeMask(MaskKind::Random50, n);
+    const auto mask = toDevice(host, "mask");
+    for (const bool drop : {false, true}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + (drop ? " drop" : " keep"));
+      const auto ref = refCompact(host.data(), n, drop);
+      auto map = filled<std::int32_t>(static_cast<std::size_t>(n), -7, "map");
+      Word count = word(0xDEADBEEFu);
+      Bytes scratch("scratch", sieve::compact_scratch_bytes(n));
+      const auto pol = drop ? sieve::MaskPolarity::drop : sieve::MaskPolarity::keep;
+      const std::uint32_t got = drop ? sieve::compact("fenced", mask, pol, map, count, scratch)
+                                     : sieve::compact(mask, map, count, scratch);
+      EXPECT_EQ(got, ref.count);
+      EXPECT_EQ(read(count), ref.count);
+      const auto h = toHost(map);
+      for (std::uint32_t k = 0; k < ref.count; ++k) ASSERT_EQ(h[k], ref.map[k]) << "slot " << k;
+      for (std::int64_t k = ref.count; k < n; ++k) ASSERT_EQ(h[static_cast<std::size_t>(k)], -7);
+    }
+  }
+}
+
+TEST(Conventions, ScanTotalsAsyncAndFenced) {
+  TestExec exec;
+  for (const std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(1024),
+                               std::int64_t(1025), std::int64_t(1 << 20) + 3}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const auto v = smallInts<std::int64_t>(n, 11);
+    std::int64_t all = 5;
+    for (auto x : v) all += x;
+    const auto in = toDevice(v, "in");
+    auto out = filled<std::int64_t>(static_cast<std::size_t>(n), 0, "out");
+    Kokkos::View<std::int64_t, TestMem> total("total");
+    Kokkos::View<std::int64_t*, TestMem> sums("sums", sieve::scan_scratch_size<std::int64_t>(n));
+    // inclusive: op, init, scratch, total
+    sieve::inclusive_scan(exec, in, out, sieve::Sum{}, std::int64_t(5), sums, total);
+    exec.fence();
+    std::int64_t t = 0;
+    Kokkos::deep_copy(t, total);
+    EXPECT_EQ(t, all);
+    EXPECT_EQ(toHost(out), refScan(v, sieve::Sum{}, std::int64_t(5), true));
+    // exclusive in place: the total needs in(n-1) from before the scan
+    auto inPlace = toDevice(v, "inplace");
+    sieve::exclusive_scan("labelled", exec, inPlace, inPlace, std::int64_t(5), total);
+    exec.fence();
+    Kokkos::deep_copy(t, total);
+    EXPECT_EQ(t, all);
+    EXPECT_EQ(toHost(inPlace), refScan(v, sieve::Sum{}, std::int64_t(5), false));
+    // the fencing forms return it
+    EXPECT_EQ(sieve::exclusive_scan(in, out, std::int64_t(5)), all);
+    EXPECT_EQ(sieve::inclusive_scan("fenced", in, out, sieve::Sum{}, std::int64_t(5)), all);
+    EXPECT_EQ(toHost(out), refScan(v, sieve::Sum{}, std::int64_t(5), true));
+    // Max: the total is the fold with init
+    std::int64_t mx = -100;
+    for (auto x : v) mx = x > mx ? x : mx;
+    EXPECT_EQ(sieve::inclusive_scan(in, out, sieve::Max{}, std::int64_t(-100)), mx);
+  }
+}
+
+TEST(Conventions, ScanScratchIsAboutNOver1023AndShortScratchIsRejected) {
+  EXPECT_EQ(sieve::scan_scratch_size<int>(0), 0u);
+  EXPECT_EQ(sieve::scan_scratch_size<int>(1), 1u);
+  EXPECT_EQ(sieve::scan_scratch_size<int>(1024), 1u);
+  EXPECT_EQ(sieve::scan_scratch_size<int>(1025), 3u); // 2 blocks, then their total
+  EXPECT_LE(sieve::scan_scratch_size<double>(std::int64_t(1) << 30), (std::size_t(1) << 30) / 1000);
+  expectInvalid([] { sieve::scan_scratch_size<int>(-1); }, "negative");
+  const std::int64_t n = 5000;
+  const auto v = smallInts<std::int32_t>(n, 3);
+  const auto in = toDevice(v, "in");
+  auto out = filled<std::int32_t>(n, 77, "out");
+  TestExec exec;
+  const std::size_t need = sieve::scan_scratch_size<std::int32_t>(n);
+  Kokkos::View<std::int32_t*, TestMem> shortSums("short", need - 1), sums("sums", need);
+  expectInvalid([&] { sieve::inclusive_scan(exec, in, out, sieve::Sum{}, 0, shortSums); },
+                "scan_scratch_size");
+  Kokkos::View<std::int32_t, TestMem> noTotal;
+  expectInvalid([&] { sieve::inclusive_scan(exec, in, out, sieve::Sum{}, 0, sums, noTotal); },
+                "total is an empty View");
+  for (auto x : toHost(out)) ASSERT_EQ(x, 77) << "a rejected scan wrote out";
+  // exactly the documented size is enough
+  sieve::inclusive_scan(exec, in, out, sieve::Sum{}, 0, sums);
+  exec.fence();
+  EXPECT_EQ(toHost(out), refScan(v, sieve::Sum{}, std::int32_t(0), true));
+}
+
+TEST(Conventions, LabelledFormsWriteWhatThePlainFormsWrite) {
+  const std::int64_t n = 100003;
+  const auto host = makeMask(MaskKind::Random20, n);
+  TestExec exec;
+  auto run = [&](bool labelled) {
+    auto mask = toDevice(host, "mask");
+    std::vector<std::int32_t> id(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) id[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i);
+    auto perm = toDevice(id, "perm"), inv = toDevice(id, "inv");
+    auto x = toDevice(smallInts<double>(n, 5), "x");
+    auto map = filled<std::int32_t>(static_cast<std::size_t>(n), -1, "map");
+    Word count = word(0);
+    Bytes scratch("scratch", sieve::reorder_scratch_bytes(n, 8));
+    sieve::Trigger<TestMem> trig("trig", 0.5f);
+    Kokkos::deep_copy(trig.span, static_cast<std::uint32_t>(n));
+    if (labelled) {
+      sieve::compact("a", exec, mask, map, count, scratch, trig);
+      sieve::reorder("b", exec, mask, perm, inv, map, count, trig, scratch, mask, x);
+    } else {
+      sieve::compact(exec, mask, map, count, scratch, trig);
+      sieve::reorder(exec, mask, perm, inv, map, count, trig, scratch, mask, x);
+    }
+    exec.fence();
+    return std::make_tuple(toHost(mask), toHost(perm), toHost(inv), toHost(x), toHost(map),
+                           read(count), read(trig.span), read(trig.fire));
+  };
+  const auto a = run(false), b = run(true);
+  EXPECT_TRUE(a == b);
+  EXPECT_EQ(std::get<6>(a), std::get<5>(a)) << "the reorder fired and set span = count";
+}
