@@ -96,7 +96,7 @@ std::uint32_t compactFenced(const Names& names, const Mask& mask, const Args&...
     using Exec = typename Mask::execution_space;
     const Exec exec{};
     compactEntry(names, exec, mask, args...);
-    fence(exec, "compact");
+    fence(exec, "compact: the call without an instance");
     constexpr std::size_t p = kLeadingPolarity<Args...> ? 1 : 0;
     if constexpr (IsView<Nth<p + 1, Args...>>::value) {
       std::uint32_t value = 0;

@@ -335,7 +335,7 @@ template <class MaskView, class... Args>
 std::enable_if_t<Impl::IsView<MaskView>::value> reorder(const MaskView& mask, const Args&... args) {
   const typename MaskView::execution_space exec{};
   Impl::reorderEntry(Impl::Names("", "sieve::reorder"), exec, mask, args...);
-  Impl::fence(exec, "reorder");
+  Impl::fence(exec, "reorder: the call without an instance");
 }
 
 /// The fencing sieve::reorder with a label.
@@ -344,7 +344,7 @@ std::enable_if_t<Impl::IsView<MaskView>::value> reorder(const std::string& label
                                                         const MaskView& mask, const Args&... args) {
   const typename MaskView::execution_space exec{};
   Impl::reorderEntry(Impl::Names(label, "sieve::reorder"), exec, mask, args...);
-  Impl::fence(exec, "reorder");
+  Impl::fence(exec, "reorder: the call without an instance");
 }
 
 /// Undo every reorder since the last restore, asynchronously on `exec`:
@@ -379,7 +379,7 @@ std::enable_if_t<Impl::IsView<PermView>::value> restore(const PermView& perm, co
                                                         const Planes&... planes) {
   const typename PermView::execution_space exec{};
   Impl::restoreEntry(Impl::Names("", "sieve::restore"), exec, perm, inv, scratch, planes...);
-  Impl::fence(exec, "restore");
+  Impl::fence(exec, "restore: the call without an instance");
 }
 
 /// The fencing sieve::restore with a label.
@@ -390,7 +390,7 @@ std::enable_if_t<Impl::IsView<PermView>::value> restore(const std::string& label
                                                         const Planes&... planes) {
   const typename PermView::execution_space exec{};
   Impl::restoreEntry(Impl::Names(label, "sieve::restore"), exec, perm, inv, scratch, planes...);
-  Impl::fence(exec, "restore");
+  Impl::fence(exec, "restore: the call without an instance");
 }
 
 } // namespace sieve

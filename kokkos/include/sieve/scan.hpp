@@ -222,6 +222,11 @@ void scanEntry(const Names& names, const Exec& exec, const In& in, const Out& ou
             Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("block_sums")),
             static_cast<std::size_t>(need));
         run(own.data(), need);
+        // The block sums are freed on return: wait for the kernels that use
+        // them (a free without a fence could race them on an asynchronous
+        // space). Pass a scratch View to keep the call asynchronous.
+        fence(exec, std::string(Inclusive ? "inclusive_scan" : "exclusive_scan") +
+                         ": block sums freed");
       }
     });
   }
@@ -236,7 +241,8 @@ auto scanFenced(const Names& names, const In& in, const Out& out, const Args&...
     const Exec exec{};
     Kokkos::View<T, typename Exec::memory_space> total(names("total"));
     scanEntry<Inclusive>(names, exec, in, out, args..., total);
-    fence(exec, Inclusive ? "inclusive_scan" : "exclusive_scan");
+    fence(exec, std::string(Inclusive ? "inclusive_scan" : "exclusive_scan") +
+                     ": the call without an instance");
     T value{};
     Kokkos::deep_copy(value, total);
     return value;
@@ -258,12 +264,14 @@ using ScanValueOf = typename Safe<V>::value;
 /// (sieve::Sum — the default —, Min, Max or a user's); `init` defaults to its
 /// identity. `out` may be `in` (in place). `scratch`: a rank-1 View of at
 /// least scan_scratch_size<T>(n) elements of T; with it the call allocates
-/// nothing (capture-safe on Cuda), without it the block sums are allocated
-/// ("<label>::block_sums"). `total`: a rank-0 View of T that receives the fold
+/// nothing and stays asynchronous (capture-safe on Cuda); without it the
+/// block sums are allocated ("<label>::block_sums") and the call fences the
+/// instance before freeing them. `total`: a rank-0 View of T that receives the fold
 /// of init and every element (as Kokkos::parallel_scan's total), written
 /// asynchronously. Integer results are bit-identical on every backend;
 /// floating-point ones are deterministic on each. O(n) work. Blocks on
-/// Kokkos::OpenMP (the twins are synchronous); asynchronous elsewhere.
+/// Kokkos::OpenMP (the twins are synchronous) and without `scratch`;
+/// asynchronous otherwise.
 /// Throws std::invalid_argument (nothing enqueued) for mismatched extents, a
 /// short or strided scratch, an empty total, or overlapping arrays.
 template <class ExecSpace, class InView, class OutView, class... Args>

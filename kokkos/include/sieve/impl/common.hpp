@@ -81,13 +81,13 @@ struct Names {
 template <class V>
 inline constexpr bool kWritable = !std::is_const_v<typename V::value_type>;
 
-/// Fence an instance (the overloads without an instance end with it).
+/// Fence an instance with a Kokkos Tools label "sieve::<what>".
 template <class Exec>
-void fence(const Exec& exec, const char* label) {
+void fence(const Exec& exec, const std::string& what) {
 #if KOKKOS_VERSION >= 30600
-  exec.fence(std::string("sieve::") + label + ": fence after a call without an instance");
+  exec.fence("sieve::" + what);
 #else
-  (void)label;
+  (void)what;
   exec.fence();
 #endif
 }
