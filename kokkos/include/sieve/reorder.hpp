@@ -91,8 +91,8 @@ constexpr bool planeOk() {
 template <class Exec, class... Planes>
 constexpr int firstBadPlane() {
   const bool ok[] = {planeOk<Exec, Planes>()..., true};
-  for (std::size_t i = 0; i < sizeof...(Planes); ++i)
-    if (!ok[i]) return static_cast<int>(i);
+  for (int i = 0; i < static_cast<int>(sizeof...(Planes)); ++i)
+    if (!ok[i]) return i;
   return -1;
 }
 

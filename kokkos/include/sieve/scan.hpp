@@ -59,8 +59,8 @@ struct ScanArgs {
   static constexpr ScanArg kinds[count + 1] = {scanArgKind<T, Args>()..., ScanArg::Bad};
 
   static constexpr int find(ScanArg k) {
-    for (std::size_t i = 0; i < count; ++i)
-      if (kinds[i] == k) return static_cast<int>(i);
+    for (int i = 0; i < static_cast<int>(count); ++i)
+      if (kinds[i] == k) return i;
     return -1;
   }
   static constexpr int op = find(ScanArg::Op);
@@ -75,7 +75,7 @@ struct ScanArgs {
                               Inclusive ? ScanArg::Init : ScanArg::Op, ScanArg::Scratch,
                               ScanArg::Total};
     std::size_t at = 0;
-    for (std::size_t i = 0; i < count; ++i) {
+    for (int i = 0; i < static_cast<int>(count); ++i) {
       while (at < 4 && order[at] != kinds[i]) ++at;
       if (at == 4) return false;
       ++at;

@@ -72,9 +72,12 @@ KOKKOS_INLINE_FUNCTION void chunkTotals(const Member& m, const X& x, int cnt, co
   const int ng = (nc + ScanShape::kGroup - 1) / ScanShape::kGroup;
   Kokkos::parallel_for(Kokkos::TeamThreadRange(m, nc), [&](const int c) {
     const int a = c * ScanShape::kChunk;
-    const int e = a + ScanShape::kChunk < cnt ? a + ScanShape::kChunk : cnt;
     T acc = x(a);
-    for (int i = a + 1; i < e; ++i) acc = op(acc, x(i));
+    if (a + ScanShape::kChunk <= cnt) {
+      for (int i = 1; i < ScanShape::kChunk; ++i) acc = op(acc, x(a + i));
+    } else {
+      for (int i = a + 1; i < cnt; ++i) acc = op(acc, x(i));
+    }
     ct(c) = acc;
   });
   m.team_barrier();
@@ -173,18 +176,22 @@ void blockScan(const Exec& exec, const std::string& label, const Src& src, const
     m.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, nc), [&](const int c) {
       const int a = c * ScanShape::kChunk;
-      const int e = a + ScanShape::kChunk < cnt ? a + ScanShape::kChunk : cnt;
       T acc = ct(c);
-      for (int i = a; i < e; ++i) {
+      // (plain `if`s on the constants: nvcc's extended lambdas cannot
+      // first-capture inside `if constexpr`)
+      const auto step = [&](const int i) {
         const T v = x(i);
-        // (a plain `if` on the constants: nvcc's extended lambdas cannot
-        // first-capture inside `if constexpr`)
         if (Inclusive) acc = op(acc, v);
         if (kScanStages<Exec>)
           staged(ScanShape::pad(i)) = acc;
         else
           dst(lo + i) = acc;
         if (!Inclusive) acc = op(acc, v);
+      };
+      if (a + ScanShape::kChunk <= cnt) {
+        for (int i = 0; i < ScanShape::kChunk; ++i) step(a + i);
+      } else {
+        for (int i = a; i < cnt; ++i) step(i);
       }
     });
     if (kScanStages<Exec>) {
