@@ -4,6 +4,12 @@
 // branchless sequential loop, and the idiomatic Kokkos version.
 //
 //   sieve_bench [--log2n N] [--reps R] [--only compact|scan|reorder]
+//               [--keep F,F,... | --sweep] [--csv FILE]
+//
+// Compaction runs at the kept fractions 1%, 50%, 99% and the reorder at 50%
+// unless --keep (or --sweep: 0, 1, 10, 25, 50, 75, 90, 99, 100%) says others;
+// --csv FILE writes every measured row (and sweeps unless --keep is given),
+// the input of scripts/plot_bench.py.
 #include <sieve/native/host/isa.hpp>
 #include <sieve/sieve.hpp>
 
@@ -11,11 +17,14 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,18 +37,45 @@ template <class T>
 using HView = Kokkos::View<T*, Kokkos::HostSpace>;
 using HWord = Kokkos::View<std::uint32_t, Kokkos::HostSpace>;
 
+const std::vector<double> kSweep = {0.0, 0.01, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0};
+
 struct Options {
   int log2n = 26;
   int reps = 15;
   std::string only;
+  std::vector<double> compactKeeps = {0.01, 0.50, 0.99};
+  std::vector<double> reorderKeeps = {0.50};
+  std::string csv;
 };
 
+/// A mask keeping each sample with probability `keep` (0 and 1 exactly: none, all).
 std::vector<std::uint8_t> randomMask(std::int64_t n, double keep, std::uint32_t seed) {
-  std::vector<std::uint8_t> m(static_cast<std::size_t>(n));
+  std::vector<std::uint8_t> m(static_cast<std::size_t>(n), keep >= 1.0 ? 1 : 0);
+  if (keep <= 0.0 || keep >= 1.0) return m;
   std::mt19937_64 g(seed);
-  const auto threshold = static_cast<std::uint64_t>(keep * 18446744073709551615.0);
+  const auto threshold = static_cast<std::uint64_t>(std::ldexp(keep, 64));
   for (auto& x : m) x = g() < threshold ? 1 : 0;
   return m;
+}
+
+/// "1%", "0.5%", "100%": a kept fraction for a case name.
+std::string percent(double keep) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g%%", keep * 100);
+  return buf;
+}
+
+bool parseKeeps(const std::string& list, std::vector<double>& out) {
+  out.clear();
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !(v >= 0 && v <= 1)) return false;
+    out.push_back(v);
+  }
+  return !out.empty();
 }
 
 struct Summary {
@@ -53,7 +89,7 @@ struct Summary {
   }
 };
 
-void benchCompact(const Options& o, Summary& sum) {
+void benchCompact(const Options& o, Summary& sum, Csv& csv) {
   const std::int64_t n = std::int64_t(1) << o.log2n;
   HView<std::uint8_t> mask("mask", n);
   HView<std::int32_t> map("map", n + 1); // the sequential loop writes one slot past
@@ -63,7 +99,7 @@ void benchCompact(const Options& o, Summary& sum) {
   HView<char> a("copy.src", 5 * n / 2 + 64), b("copy.dst", 5 * n / 2 + 64);
   Kokkos::deep_copy(a, 1);
   Kokkos::deep_copy(b, 2);
-  for (const double keep : {0.01, 0.50, 0.99}) {
+  for (const double keep : o.compactKeeps) {
     const auto host = randomMask(n, keep, 42);
     std::memcpy(mask.data(), host.data(), host.size());
     std::uint32_t kept = 0;
@@ -71,8 +107,9 @@ void benchCompact(const Options& o, Summary& sum) {
     const double bytes = static_cast<double>(n) + 4.0 * kept;
     const auto copyBytes = static_cast<std::size_t>(bytes / 2);
     char name[64];
-    std::snprintf(name, sizeof name, "compact 2^%d keep %.0f%%", o.log2n, keep * 100);
-    Case c{name, {}, "memcpy (n+4c)/2 bytes", "sieve compactHost"};
+    std::snprintf(name, sizeof name, "compact 2^%d keep %s", o.log2n, percent(keep).c_str());
+    Case c{name, {}, "memcpy (n+4c)/2 bytes", "sieve compactHost", "compact", n,
+           static_cast<double>(kept) / static_cast<double>(n)};
     c.variants.push_back({"memcpy (n+4c)/2 bytes", [&] { parallelCopy(b.data(), a.data(), copyBytes); },
                           {}, bytes});
     c.variants.push_back({"sequential branchless", [&] {
@@ -105,10 +142,11 @@ void benchCompact(const Options& o, Summary& sum) {
                                                scratch.data(), n);
                           }, {}, bytes});
     c.variants.push_back({"sieve::compact (Kokkos API)", [&] {
-                            sieve::compact(HostExec(), mask, 0u, mapN, count, scratch);
+                            sieve::compact(HostExec(), mask, mapN, count, scratch);
                           }, {}, bytes});
     runCase(c, o.reps);
     printCase(c);
+    csv.write(c);
     if (keep == 0.50) {
       sum.check("compact 50%: sieve compactHost / memcpy of the same traffic",
                 find(c, "sieve compactHost")->best / find(c, "memcpy (n+4c)/2 bytes")->best, 1.5, true);
@@ -122,9 +160,10 @@ void benchCompact(const Options& o, Summary& sum) {
   }
 }
 
-void benchScan(const Options& o, Summary& sum) {
+void benchScan(const Options& o, Summary& sum, Csv& csv) {
   const std::int64_t n = std::int64_t(1) << o.log2n;
   HView<std::int32_t> in("in", n), out("out", n), sums("sums", n);
+  HView<std::int32_t> apiSums("api sums", sieve::scan_scratch_size<std::int32_t>(n));
   {
     std::mt19937 g(5);
     for (std::int64_t i = 0; i < n; ++i) in(i) = static_cast<std::int32_t>(g() % 100);
@@ -132,7 +171,7 @@ void benchScan(const Options& o, Summary& sum) {
   char name[64];
   std::snprintf(name, sizeof name, "inclusive scan int32 2^%d", o.log2n);
   const double bytes = 8.0 * static_cast<double>(n);
-  Case c{name, {}, "memcpy 4n bytes", "sieve cpu::Scan"};
+  Case c{name, {}, "memcpy 4n bytes", "sieve cpu::Scan", "scan", n};
   c.variants.push_back({"memcpy 4n bytes", [&] { parallelCopy(out.data(), in.data(), 4 * n); }, {}, bytes});
   c.variants.push_back({"sequential loop", [&] {
                           std::int32_t acc = 0;
@@ -156,10 +195,11 @@ void benchScan(const Options& o, Summary& sum) {
                                                                                  sums.data(), n);
                         }, {}, bytes});
   c.variants.push_back({"sieve::inclusive_scan (Kokkos API)", [&] {
-                          sieve::inclusive_scan(HostExec(), in, out, sieve::Sum{}, 0, sums);
+                          sieve::inclusive_scan(HostExec(), in, out, sieve::Sum{}, 0, apiSums);
                         }, {}, bytes});
   runCase(c, o.reps);
   printCase(c);
+  csv.write(c);
   sum.check("inclusive scan int32: sieve cpu::Scan / memcpy of the array",
             find(c, "sieve cpu::Scan")->best / find(c, "memcpy 4n bytes")->best, 1.5, true);
   sum.check("inclusive scan int32: speed-up over the Kokkos::parallel_scan idiom",
@@ -178,9 +218,8 @@ void idiomScatter(const Plane& plane, const Plane& stage, const Dst& ds) {
       KOKKOS_LAMBDA(const std::int64_t i) { plane(ds(i)) = stage(i); });
 }
 
-void benchReorder(const Options& o, Summary&) {
+void benchReorder(const Options& o, Summary&, Csv& csv) {
   const std::int64_t n = std::int64_t(1) << (o.log2n - 1);
-  const auto pristine = randomMask(n, 0.5, 9);
   HView<std::uint8_t> mask("mask", n);
   HView<double> x("x", n), y("y", n), z("z", n);
   HView<std::int32_t> perm("perm", n), inv("inv", n), map("map", n), dst("dst", n);
@@ -197,119 +236,163 @@ void benchReorder(const Options& o, Summary&) {
   HView<char> a("copy.src", static_cast<std::size_t>(planeBytes) + 64),
       b("copy.dst", static_cast<std::size_t>(planeBytes) + 64);
   Kokkos::deep_copy(a, 1);
-  auto reset = [&] {
-    std::memcpy(mask.data(), pristine.data(), pristine.size());
-    std::iota(perm.data(), perm.data() + n, 0);
-    span() = static_cast<std::uint32_t>(n);
-    fire() = 1;
-  };
-  char name[64];
-  std::snprintf(name, sizeof name, "reorder 4 planes 2^%d keep 50%%", o.log2n - 1);
-  Case c{name, {}, "memcpy of the planes", "sieve reorderHost"};
-  c.variants.push_back({"memcpy of the planes",
-                        [&] { parallelCopy(b.data(), a.data(), static_cast<std::size_t>(planeBytes)); },
-                        reset, 2 * planeBytes});
-  c.variants.push_back({"sequential branchless", [&] {
-                          // Stable partition: every plane staged, then scattered through two cursors.
-                          std::int64_t cnt = 0;
-                          for (std::int64_t i = 0; i < n; ++i) cnt += mask(i) != 0;
-                          auto part = [&](auto* plane, auto* stage) {
-                            std::memcpy(stage, plane, sizeof(*plane) * static_cast<std::size_t>(n));
-                            std::int64_t k = 0, d = cnt;
-                            for (std::int64_t i = 0; i < n; ++i) {
-                              const std::int64_t keep = stageM(i) != 0, sel = -keep;
-                              plane[(k & sel) | (d & ~sel)] = stage[i];
-                              k += keep;
-                              d += 1 - keep;
+  for (const double keepFraction : o.reorderKeeps) {
+    const auto pristine = randomMask(n, keepFraction, 9);
+    const auto kept = std::count(pristine.begin(), pristine.end(), std::uint8_t(1));
+    auto reset = [&] {
+      std::memcpy(mask.data(), pristine.data(), pristine.size());
+      std::iota(perm.data(), perm.data() + n, 0);
+      span() = static_cast<std::uint32_t>(n);
+      fire() = 1;
+    };
+    char name[64];
+    std::snprintf(name, sizeof name, "reorder 4 planes 2^%d keep %s", o.log2n - 1,
+                  percent(keepFraction).c_str());
+    Case c{name, {}, "memcpy of the planes", "sieve reorderHost", "reorder", n,
+           static_cast<double>(kept) / static_cast<double>(n)};
+    c.variants.push_back({"memcpy of the planes",
+                          [&] { parallelCopy(b.data(), a.data(), static_cast<std::size_t>(planeBytes)); },
+                          reset, 2 * planeBytes});
+    c.variants.push_back({"sequential branchless", [&] {
+                            // Stable partition: every plane staged, then scattered through two cursors.
+                            std::int64_t cnt = 0;
+                            for (std::int64_t i = 0; i < n; ++i) cnt += mask(i) != 0;
+                            auto part = [&](auto* plane, auto* stage) {
+                              std::memcpy(stage, plane, sizeof(*plane) * static_cast<std::size_t>(n));
+                              std::int64_t k = 0, d = cnt;
+                              for (std::int64_t i = 0; i < n; ++i) {
+                                const std::int64_t keep = stageM(i) != 0, sel = -keep;
+                                plane[(k & sel) | (d & ~sel)] = stage[i];
+                                k += keep;
+                                d += 1 - keep;
+                              }
+                            };
+                            std::memcpy(stageM.data(), mask.data(), static_cast<std::size_t>(n));
+                            for (double* p : {x.data(), y.data(), z.data()}) part(p, stageD.data());
+                            part(perm.data(), stageI.data());
+                            {
+                              std::int64_t k = 0, d = cnt;
+                              for (std::int64_t i = 0; i < n; ++i) {
+                                const std::int64_t keep = stageM(i) != 0, sel = -keep;
+                                mask((k & sel) | (d & ~sel)) = stageM(i);
+                                k += keep;
+                                d += 1 - keep;
+                              }
                             }
-                          };
-                          std::memcpy(stageM.data(), mask.data(), static_cast<std::size_t>(n));
-                          for (double* p : {x.data(), y.data(), z.data()}) part(p, stageD.data());
-                          part(perm.data(), stageI.data());
-                          {
-                            std::int64_t k = 0, d = cnt;
-                            for (std::int64_t i = 0; i < n; ++i) {
-                              const std::int64_t keep = stageM(i) != 0, sel = -keep;
-                              mask((k & sel) | (d & ~sel)) = stageM(i);
-                              k += keep;
-                              d += 1 - keep;
-                            }
-                          }
-                          for (std::int64_t s = 0; s < n; ++s) inv(perm(s)) = static_cast<std::int32_t>(s);
-                          for (std::int64_t t = 0; t < cnt; ++t) map(t) = static_cast<std::int32_t>(t);
-                          count() = span() = static_cast<std::uint32_t>(cnt);
-                          fire() = 0;
-                        }, reset, 2 * planeBytes});
-  c.variants.push_back({"Kokkos idiom (scan + scatters)", [&] {
-                          // Destinations by parallel_scan, then every plane staged and scattered.
-                          std::uint32_t cnt = 0;
-                          const auto m = mask;
-                          const auto ds = dst;
-                          Kokkos::parallel_reduce(
-                              "idiom::count", Kokkos::RangePolicy<HostExec>(0, n),
-                              KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& acc) { acc += m(i) != 0; },
-                              cnt);
-                          Kokkos::parallel_scan(
-                              "idiom::dst", Kokkos::RangePolicy<HostExec>(0, n),
-                              KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& upd, const bool final) {
-                                const bool keep = m(i) != 0;
-                                if (final)
-                                  ds(i) = static_cast<std::int32_t>(keep ? upd : cnt + (i - upd));
-                                upd += keep;
-                              });
-                          idiomScatter(x, stageD, ds);
-                          idiomScatter(y, stageD, ds);
-                          idiomScatter(z, stageD, ds);
-                          idiomScatter(perm, stageI, ds);
-                          idiomScatter(mask, stageM, ds);
-                          const auto p = perm;
-                          const auto iv = inv;
-                          const auto mp = map;
-                          Kokkos::parallel_for(
-                              "idiom::inv", Kokkos::RangePolicy<HostExec>(0, n),
-                              KOKKOS_LAMBDA(const std::int64_t s) {
-                                iv(p(s)) = static_cast<std::int32_t>(s);
-                                if (s < cnt) mp(s) = static_cast<std::int32_t>(s);
-                              });
-                          HostExec().fence();
-                          count() = span() = cnt;
-                          fire() = 0;
-                        }, reset, 2 * planeBytes});
-  c.variants.push_back({"sieve reorderHost", [&] {
-                          const sieve::ReorderPlane planes[] = {
-                              {mask.data(), 1}, {x.data(), 8}, {y.data(), 8}, {z.data(), 8}};
-                          sieve::reorderHost(planes, 4, mask.data(), 0u, perm.data(), inv.data(),
-                                             map.data(), count.data(), span.data(), fire.data(),
-                                             scratch.data(), n);
-                        }, reset, 2 * planeBytes});
-  c.variants.push_back({"sieve::reorder (Kokkos API)", [&] {
-                          sieve::reorder(HostExec(), mask, 0u, perm, inv, map, count, span, fire,
-                                         scratch, mask, x, y, z);
-                        }, reset, 2 * planeBytes});
-  runCase(c, o.reps);
-  printCase(c);
+                            for (std::int64_t s = 0; s < n; ++s) inv(perm(s)) = static_cast<std::int32_t>(s);
+                            for (std::int64_t t = 0; t < cnt; ++t) map(t) = static_cast<std::int32_t>(t);
+                            count() = span() = static_cast<std::uint32_t>(cnt);
+                            fire() = 0;
+                          }, reset, 2 * planeBytes});
+    c.variants.push_back({"Kokkos idiom (scan + scatters)", [&] {
+                            // Destinations by parallel_scan, then every plane staged and scattered.
+                            std::uint32_t cnt = 0;
+                            const auto m = mask;
+                            const auto ds = dst;
+                            Kokkos::parallel_reduce(
+                                "idiom::count", Kokkos::RangePolicy<HostExec>(0, n),
+                                KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& acc) { acc += m(i) != 0; },
+                                cnt);
+                            Kokkos::parallel_scan(
+                                "idiom::dst", Kokkos::RangePolicy<HostExec>(0, n),
+                                KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& upd, const bool final) {
+                                  const bool keep = m(i) != 0;
+                                  if (final)
+                                    ds(i) = static_cast<std::int32_t>(keep ? upd : cnt + (i - upd));
+                                  upd += keep;
+                                });
+                            idiomScatter(x, stageD, ds);
+                            idiomScatter(y, stageD, ds);
+                            idiomScatter(z, stageD, ds);
+                            idiomScatter(perm, stageI, ds);
+                            idiomScatter(mask, stageM, ds);
+                            const auto p = perm;
+                            const auto iv = inv;
+                            const auto mp = map;
+                            Kokkos::parallel_for(
+                                "idiom::inv", Kokkos::RangePolicy<HostExec>(0, n),
+                                KOKKOS_LAMBDA(const std::int64_t s) {
+                                  iv(p(s)) = static_cast<std::int32_t>(s);
+                                  if (s < cnt) mp(s) = static_cast<std::int32_t>(s);
+                                });
+                            HostExec().fence();
+                            count() = span() = cnt;
+                            fire() = 0;
+                          }, reset, 2 * planeBytes});
+    c.variants.push_back({"sieve reorderHost", [&] {
+                            const sieve::ReorderPlane planes[] = {
+                                {mask.data(), 1}, {x.data(), 8}, {y.data(), 8}, {z.data(), 8}};
+                            sieve::reorderHost(planes, 4, mask.data(), 0u, perm.data(), inv.data(),
+                                               map.data(), count.data(), span.data(), fire.data(),
+                                               scratch.data(), n);
+                          }, reset, 2 * planeBytes});
+    c.variants.push_back({"sieve::reorder (Kokkos API)", [&] {
+                            sieve::reorder(HostExec(), mask, perm, inv, map, count, span, fire,
+                                           scratch, mask, x, y, z);
+                          }, reset, 2 * planeBytes});
+    runCase(c, o.reps);
+    printCase(c);
+    csv.write(c);
+  }
 }
 
 } // namespace
 
 int main(int argc, char* argv[]) {
   Options o;
+  bool keepsGiven = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--log2n" && i + 1 < argc) o.log2n = std::atoi(argv[++i]);
     else if (a == "--reps" && i + 1 < argc) o.reps = std::atoi(argv[++i]);
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
-    else if (a == "-h" || a == "--help") {
-      std::printf("usage: sieve_bench [--log2n N (26)] [--reps R (15)] [--only compact|scan|reorder]\n");
+    else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
+    else if (a == "--sweep") o.compactKeeps = o.reorderKeeps = kSweep, keepsGiven = true;
+    else if (a == "--keep" && i + 1 < argc) {
+      if (!parseKeeps(argv[++i], o.compactKeeps)) {
+        std::fprintf(stderr, "sieve_bench: --keep takes fractions in [0, 1], e.g. 0.1,0.5,0.9\n");
+        return 2;
+      }
+      o.reorderKeeps = o.compactKeeps;
+      keepsGiven = true;
+    } else if (a == "-h" || a == "--help") {
+      std::printf(
+          "usage: sieve_bench [--log2n N (26)] [--reps R (15)] [--only compact|scan|reorder]\n"
+          "                   [--keep F,F,... | --sweep] [--csv FILE] [--kokkos-...]\n"
+          "  --keep F,...  kept fractions in [0, 1] for compaction and reorder (default: compaction\n"
+          "                at 0.01,0.5,0.99, reorder at 0.5)\n"
+          "  --sweep       --keep 0,0.01,0.1,0.25,0.5,0.75,0.9,0.99,1\n"
+          "  --csv FILE    also write every measured row to FILE (primitive, case, n, kept\n"
+          "                fraction, implementation, role, seconds, bytes, GB/s, x memcpy, x sieve,\n"
+          "                threads, isa); sweeps unless --keep is given. Plot it with\n"
+          "                python3 scripts/plot_bench.py FILE\n"
+          "Timings swing on a shared machine: see the README's Performance tips\n"
+          "(OMP_PROC_BIND, OMP_PLACES, OMP_WAIT_POLICY).\n");
       return 0;
+    } else if (a.rfind("--kokkos", 0) != 0) {
+      std::fprintf(stderr, "sieve_bench: unknown option '%s' (see --help)\n", a.c_str());
+      return 2;
     }
   }
   if (o.log2n < 10 || o.log2n > 30) {
     std::fprintf(stderr, "sieve_bench: --log2n must be in [10, 30]\n");
     return 2;
   }
+  if (!o.only.empty() && o.only != "compact" && o.only != "scan" && o.only != "reorder") {
+    std::fprintf(stderr, "sieve_bench: --only takes compact, scan or reorder\n");
+    return 2;
+  }
+  if (!o.csv.empty() && !keepsGiven) o.compactKeeps = o.reorderKeeps = kSweep;
   Kokkos::initialize(argc, argv);
   {
+    Csv csv;
+    if (!o.csv.empty() &&
+        !csv.open(o.csv, static_cast<int>(HostExec().concurrency()),
+                  sieve::hostIsaName(sieve::hostIsa()))) {
+      std::fprintf(stderr, "sieve_bench: cannot write '%s'\n", o.csv.c_str());
+      Kokkos::finalize();
+      return 2;
+    }
     std::printf("Sieve host benchmark: %s, %d threads, host ISA %s, best of %d interleaved runs\n",
                 HostExec::name(), static_cast<int>(HostExec().concurrency()),
                 sieve::hostIsaName(sieve::hostIsa()), o.reps);
@@ -317,13 +400,14 @@ int main(int argc, char* argv[]) {
                 "'x sieve' = time / sieve's twin\n\n");
     printHeader();
     Summary sum;
-    if (o.only.empty() || o.only == "compact") benchCompact(o, sum);
-    if (o.only.empty() || o.only == "scan") benchScan(o, sum);
-    if (o.only.empty() || o.only == "reorder") benchReorder(o, sum);
+    if (o.only.empty() || o.only == "compact") benchCompact(o, sum, csv);
+    if (o.only.empty() || o.only == "scan") benchScan(o, sum, csv);
+    if (o.only.empty() || o.only == "reorder") benchReorder(o, sum, csv);
     if (!sum.lines.empty()) {
       std::printf("Targets:\n");
       for (const auto& l : sum.lines) std::printf("%s\n", l.c_str());
     }
+    if (csv.isOpen()) std::printf("\nCSV: %s\n", o.csv.c_str());
   }
   Kokkos::finalize();
   return 0;

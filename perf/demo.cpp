@@ -8,7 +8,8 @@
 //
 //   sieve_demo [--particles N] [--steps S] [--absorb P] [--theta T] [--seed K]
 //
-// Exits 0 when every particle came back intact, 1 otherwise.
+// Exits 0 when every particle came back intact, 1 otherwise (2: bad options).
+// `--help` explains the options and the table's columns.
 #include <sieve/sieve.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -64,7 +65,48 @@ struct Physics {
   }
 };
 
-bool parse(int argc, char* argv[], Options& o) {
+const char* const kLegend =
+    "columns: step; live = particles alive after it (the compacted count); span = slots\n"
+    "         [0, span) still compacted (a reorder shrinks it to live); reorder = 'fired' when\n"
+    "         the locality trigger fired and the planes were reordered; ms/step = wall time of\n"
+    "         the step (transport + compact [+ reorder]); [%] = progress. Long runs print every\n"
+    "         few steps and each reorder.\n";
+
+void usage(const Options& o) {
+  std::printf(
+      "usage: sieve_demo [--particles N] [--steps S] [--absorb P] [--theta T] [--seed K]\n"
+      "                  [--inject-fault] [--kokkos-...]\n"
+      "\n"
+      "A particle population losing a random fraction every step. Each step moves the live\n"
+      "particles, compacts the live set with the locality trigger (sieve::compact) and, when the\n"
+      "trigger fires, reorders the particle planes (sieve::reorder). At the end the planes are\n"
+      "restored (sieve::restore) and every particle is checked, bit for bit, against a replay of\n"
+      "its history on the host. Exit status 0 when all match, 1 when one differs, 2 for bad\n"
+      "options.\n"
+      "\n"
+      "  --particles N   particles (default %lld; 1 to 2^31-1)\n"
+      "  --steps S       steps (default %d)\n"
+      "  --absorb P      probability that a particle is absorbed in a step (default %.2f)\n"
+      "  --theta T       locality threshold in (0, 1) (default %.2f): reorder when the live\n"
+      "                  particles fill less than theta of the 32-slot groups they occupy\n"
+      "  --seed K        random seed (default %llu)\n"
+      "  --inject-fault  flip one particle's bit before the restore: the check must fail\n"
+      "  --kokkos-...    Kokkos' own options (e.g. --kokkos-threads=4)\n"
+      "\n"
+      "The table, one row per step:\n%s"
+      "\n"
+      "OpenMP threads: unless OMP_PROC_BIND or OMP_PLACES is set, the demo sets\n"
+      "OMP_PROC_BIND=false, which is what the OpenMP runtime does anyway when neither is set\n"
+      "(threads are not pinned); Kokkos would otherwise warn that OMP_PROC_BIND is unset. To pin\n"
+      "the threads run e.g. OMP_PROC_BIND=spread OMP_PLACES=threads sieve_demo (see the README's\n"
+      "Performance tips; OMP_WAIT_POLICY=passive on a shared machine).\n",
+      static_cast<long long>(o.particles), o.steps, o.absorb, static_cast<double>(o.theta),
+      static_cast<unsigned long long>(o.seed), kLegend);
+}
+
+enum class Parsed { Run, Help, Bad };
+
+Parsed parse(int argc, char* argv[], Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : "0"; };
@@ -74,19 +116,29 @@ bool parse(int argc, char* argv[], Options& o) {
     else if (a == "--theta") o.theta = static_cast<float>(std::atof(next()));
     else if (a == "--seed") o.seed = std::strtoull(next(), nullptr, 10);
     else if (a == "--inject-fault") o.injectFault = true;
-    else if (a == "-h" || a == "--help") return false;
+    else if (a == "-h" || a == "--help") return Parsed::Help;
     else if (a.rfind("--kokkos", 0) == 0) continue; // Kokkos' own options
     else {
-      std::fprintf(stderr, "sieve_demo: unknown option '%s'\n", a.c_str());
-      return false;
+      std::fprintf(stderr, "sieve_demo: unknown option '%s' (see --help)\n", a.c_str());
+      return Parsed::Bad;
     }
   }
   if (o.particles < 1 || o.particles > 2147483647 || o.steps < 1 || !(o.absorb >= 0 && o.absorb <= 1) ||
       !(o.theta > 0 && o.theta < 1)) {
-    std::fprintf(stderr, "sieve_demo: particles in [1, 2^31-1], steps >= 1, absorb in [0, 1], theta in (0, 1)\n");
-    return false;
+    std::fprintf(stderr, "sieve_demo: particles in [1, 2^31-1], steps >= 1, absorb in [0, 1], "
+                         "theta in (0, 1) (see --help)\n");
+    return Parsed::Bad;
   }
-  return true;
+  return Parsed::Run;
+}
+
+/// Kokkos warns when OMP_PROC_BIND is unset. With neither OMP_PROC_BIND nor
+/// OMP_PLACES set the OpenMP runtime does not pin its threads, so saying
+/// OMP_PROC_BIND=false states what happens anyway (it cannot change it: libgomp
+/// reads its variables when it is loaded). A user's own setting is kept.
+void settleProcBind() {
+  if (std::getenv("OMP_PROC_BIND") == nullptr && std::getenv("OMP_PLACES") == nullptr)
+    setenv("OMP_PROC_BIND", "false", 0);
 }
 
 int run(const Options& o) {
@@ -109,11 +161,12 @@ int run(const Options& o) {
         perm(i) = inv(i) = static_cast<std::int32_t>(i);
       });
   Kokkos::deep_copy(exec, trig.span, static_cast<std::uint32_t>(n));
-  sieve::compact(exec, alive, 0u, map, count, cscratch, trig);
+  sieve::compact(exec, alive, map, count, cscratch, trig);
 
   std::printf("sieve demo: %lld particles, %d steps, %.1f%% absorbed per step, theta %.2f, on %s\n",
               static_cast<long long>(n), o.steps, o.absorb * 100, static_cast<double>(o.theta),
               Exec::name());
+  std::printf("%s", kLegend);
   std::printf("%6s %12s %9s %9s %10s\n", "step", "live", "span", "reorder", "ms/step");
   const Physics phys{o.seed, o.absorb};
   const int every = o.steps > 60 ? o.steps / 30 : 1; // keep long runs readable
@@ -131,11 +184,11 @@ int run(const Options& o) {
         });
     // Only [0, span) can hold live particles: compact that range.
     const auto active = Kokkos::subview(alive, std::make_pair(std::int64_t(0), std::int64_t(span)));
-    sieve::compact(exec, active, 0u, map, count, cscratch, trig);
+    sieve::compact(exec, active, map, count, cscratch, trig);
     std::uint32_t fire = 0;
     Kokkos::deep_copy(exec, fire, trig.fire);
     if (fire)
-      sieve::reorder(exec, alive, 0u, perm, inv, map, count, trig, rscratch, alive, x, y, z, energy);
+      sieve::reorder(exec, alive, perm, inv, map, count, trig, rscratch, alive, x, y, z, energy);
     Kokkos::deep_copy(exec, live, count);
     Kokkos::deep_copy(exec, span, trig.span);
     exec.fence();
@@ -191,12 +244,12 @@ int run(const Options& o) {
 
 int main(int argc, char* argv[]) {
   Options o;
-  if (!parse(argc, argv, o)) {
-    std::printf("usage: sieve_demo [--particles N (%lld)] [--steps S (%d)] [--absorb P (%.2f)] "
-                "[--theta T (%.2f)] [--seed K]\n",
-                static_cast<long long>(o.particles), o.steps, o.absorb, static_cast<double>(o.theta));
-    return 2;
+  switch (parse(argc, argv, o)) {
+  case Parsed::Help: usage(Options{}); return 0;
+  case Parsed::Bad: return 2;
+  case Parsed::Run: break;
   }
+  settleProcBind();
   Kokkos::initialize(argc, argv);
   int rc = 0;
   try {

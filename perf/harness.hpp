@@ -1,10 +1,12 @@
 // Sieve benchmarks — a small timing harness: every variant of a case runs once
 // per repetition, interleaved with the others (so that a noisy machine slows
-// them alike), and the best time of all repetitions is kept.
+// them alike), and the best time of all repetitions is kept. Every row can
+// also go to a CSV file (Csv), for scripts/plot_bench.py.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -30,6 +32,10 @@ struct Case {
   std::vector<Variant> variants;
   std::string baseline; // the variant the others are compared with (the copy)
   std::string subject;  // the variant the "vs sieve" column refers to
+  // What the CSV says of the case:
+  std::string primitive; // compact, scan, reorder
+  std::int64_t n = 0;    // samples
+  double kept = -1;      // the fraction of the samples the mask keeps (< 0: no mask)
 };
 
 inline double now() {
@@ -71,6 +77,64 @@ inline void printCase(const Case& c) {
   std::printf("\n");
   std::fflush(stdout);
 }
+
+/// What a variant is beside sieve's: the bandwidth limit (the baseline copy),
+/// sieve's own, or a peer.
+inline const char* roleOf(const Case& c, const Variant& v) {
+  if (v.name == c.baseline) return "memcpy";
+  return v.name.rfind("sieve", 0) == 0 ? "sieve" : "peer";
+}
+
+/// One CSV row per measured variant:
+/// primitive,case,n,kept_fraction,implementation,role,seconds,bytes,gb_per_s,x_memcpy,x_sieve,
+/// threads,isa (kept_fraction empty where there is no mask).
+class Csv {
+ public:
+  Csv() = default;
+  Csv(const Csv&) = delete;
+  Csv& operator=(const Csv&) = delete;
+  ~Csv() {
+    if (f_) std::fclose(f_);
+  }
+  bool open(const std::string& path, int threads, const std::string& isa) {
+    f_ = std::fopen(path.c_str(), "w");
+    threads_ = threads;
+    isa_ = isa;
+    if (f_)
+      std::fprintf(f_, "primitive,case,n,kept_fraction,implementation,role,seconds,bytes,gb_per_s,"
+                       "x_memcpy,x_sieve,threads,isa\n");
+    return f_ != nullptr;
+  }
+  bool isOpen() const { return f_ != nullptr; }
+  void write(const Case& c) {
+    if (!f_) return;
+    const Variant* base = find(c, c.baseline);
+    const Variant* subj = find(c, c.subject);
+    for (const auto& v : c.variants) {
+      char kept[32] = "", gbs[32] = "", xb[32] = "", xs[32] = "";
+      if (c.kept >= 0) std::snprintf(kept, sizeof kept, "%.6f", c.kept);
+      if (v.bytes > 0) std::snprintf(gbs, sizeof gbs, "%.3f", v.bytes / v.best * 1e-9);
+      if (base) std::snprintf(xb, sizeof xb, "%.4f", v.best / base->best);
+      if (subj) std::snprintf(xs, sizeof xs, "%.4f", v.best / subj->best);
+      std::fprintf(f_, "%s,%s,%lld,%s,%s,%s,%.9g,%.0f,%s,%s,%s,%d,%s\n", quote(c.primitive).c_str(),
+                   quote(c.name).c_str(), static_cast<long long>(c.n), kept,
+                   quote(v.name).c_str(), roleOf(c, v), v.best, v.bytes, gbs, xb, xs, threads_,
+                   quote(isa_).c_str());
+    }
+    std::fflush(f_);
+  }
+
+ private:
+  static std::string quote(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (const char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  }
+  std::FILE* f_ = nullptr;
+  int threads_ = 0;
+  std::string isa_;
+};
 
 /// memcpy of `bytes` split across the OpenMP threads: the bandwidth limit.
 inline void parallelCopy(void* dst, const void* src, std::size_t bytes) {

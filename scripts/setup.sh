@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Sieve — set up a Debian 12 machine and build Sieve.
 #
-#   scripts/setup.sh [--build-dir DIR] [--no-cuda] [--no-build]
+#   scripts/setup.sh [--build-dir DIR] [--no-cuda] [--no-build] [--plot]
 #
-# 1. Installs what is missing: cmake, g++, make, GoogleTest, Google Benchmark
-#    (Debian packages; sudo when not root).
+# 1. Installs what is missing: cmake, g++, make, GoogleTest, tar, gzip
+#    (Debian packages; sudo when not root). With --plot also python3-matplotlib,
+#    which only scripts/plot_bench.py (the benchmark pictures) needs.
 # 2. Finds Kokkos: $Kokkos_ROOT if set; else the Kokkos this script built before
 #    (.deps/kokkos in the checkout); else builds Kokkos (OpenMP + Serial) from
 #    Debian's `trilinos` source package into .deps/kokkos. The source comes from
@@ -19,17 +20,21 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="$root/build"
 use_cuda=auto
 do_build=1
+plot=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir="$(realpath -m "$2")"; shift 2 ;;
     --no-cuda) use_cuda=off; shift ;;
     --no-build) do_build=0; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --plot) plot=1; shift ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
-say() { printf '\033[1m[sieve setup]\033[0m %s\n' "$*"; }
+# Bold only on a terminal: a log file or a CI console gets plain text.
+if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold="" plain=""; fi
+say() { printf '%s[sieve setup]%s %s\n' "$bold" "$plain" "$*"; }
 die() { printf '[sieve setup] error: %s\n' "$*" >&2; exit 1; }
 
 as_root() {
@@ -41,7 +46,9 @@ as_root() {
 
 # --- 1. packages --------------------------------------------------------------------
 need=()
-for p in cmake g++ make libgtest-dev libbenchmark-dev tar gzip; do
+pkgs=(cmake g++ make libgtest-dev tar gzip)
+[ "$plot" -eq 0 ] || pkgs+=(python3-matplotlib)
+for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
