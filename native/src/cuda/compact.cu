@@ -11,7 +11,9 @@
 // kept indices are staged in shared memory at their offsets and written out
 // coalesced. The last tile writes the count and the trigger words.
 #include <sieve/core/bits.hpp>
+#include <sieve/core/layout.hpp>
 #include <sieve/core/rules.hpp>
+#include <sieve/core/tuning.hpp>
 #include <sieve/core/validate.hpp>
 #include <sieve/native/cuda/check.hpp>
 #include <sieve/native/cuda/compact.hpp>
@@ -24,9 +26,9 @@ namespace sieve {
 namespace Impl {
 namespace {
 
-using Geometry::kBlock;
-using Geometry::kCompactTile;
-using Geometry::kWarps;
+using Tuning::Cuda::kBlock;
+using Tuning::Cuda::kCompactTile;
+using Tuning::Cuda::kWarps;
 
 // Tile status words: flags in bits 62-63, live groups in bits 32-61, kept
 // samples in bits 0-31 (kept <= 2^31 - 1 and live <= 2^26: plain additions of
@@ -192,13 +194,13 @@ void compactDevice(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* 
     launch(compactEmptyKernel, 1u, stream, "sieve::compactDevice (empty)", count, trig != nullptr, t);
     return;
   }
-  const std::int64_t tiles = (n + Geometry::kCompactTile - 1) / Geometry::kCompactTile;
-  auto* status = static_cast<unsigned long long*>(scratch);
-  auto* counter = reinterpret_cast<unsigned int*>(status + tiles);
-  // (tiles + 1) words of 8 bytes fit the 12 * n bytes of scratch whenever
-  // there is more than one tile; a single tile uses no scratch at all.
-  if (tiles > 1)
-    cudaCheck(cudaMemsetAsync(scratch, 0, static_cast<std::size_t>(tiles + 1) * 8, stream),
+  const std::int64_t tiles = CompactLayout::cudaTiles(n);
+  auto* status = carve<unsigned long long>(scratch, CompactLayout::cudaTileStatus(tiles));
+  auto* counter = carve<unsigned int>(scratch, CompactLayout::cudaTileCounter(tiles));
+  // A single tile uses no scratch at all (the cleared region is then empty).
+  const ScratchRegion cleared = CompactLayout::cudaCleared(tiles);
+  if (cleared.bytes > 0)
+    cudaCheck(cudaMemsetAsync(carve<unsigned char>(scratch, cleared), 0, cleared.bytes, stream),
               "cudaMemsetAsync (sieve::compactDevice tile words)");
   const CompactArgs args{mask, indexMap, count, status, counter, n, tiles, flags, trig != nullptr, t};
   const bool aligned = reinterpret_cast<std::uintptr_t>(mask) % 16 == 0;

@@ -9,7 +9,9 @@
 // stores that stay inside the thread's own slots of the map (the slack is
 // overwritten in order), and exactly, bit by bit, near the end of those slots:
 // no slot at or past the count, nor another thread's slot, is ever written.
+#include <sieve/core/layout.hpp>
 #include <sieve/core/rules.hpp>
+#include <sieve/core/tuning.hpp>
 #include <sieve/core/validate.hpp>
 #include <sieve/native/host/compact.hpp>
 #include <sieve/native/host/team.hpp>
@@ -22,12 +24,9 @@ namespace sieve {
 namespace Impl {
 namespace {
 
-/// Samples per thread below which compaction does not split further.
-constexpr std::int64_t kCompactMinPerThread = 64 * 1024;
-
 void compactTeamBody(const TeamCtx& t, const HostKernels& kern, const std::uint8_t* mask,
                      std::uint32_t flags, std::int32_t* map, std::uint32_t* count,
-                     const ReorderTrigger* trig, std::int64_t n, std::uint32_t* shared) {
+                     const ReorderTrigger* trig, std::int64_t n, void* scratch) {
   std::int64_t u0, u1;
   teamShare(t, (n + 63) / 64, u0, u1);
   const std::int64_t a = u0 * 64, b = u1 * 64 < n ? u1 * 64 : n;
@@ -35,14 +34,16 @@ void compactTeamBody(const TeamCtx& t, const HostKernels& kern, const std::uint8
   if (a < b) kern.count(mask, flags, a, b, &kept, &live);
   std::int64_t offset = 0, total = kept, liveTotal = live;
   if (t.size > 1) {
-    shared[t.id] = kept;
-    shared[t.size + t.id] = live;
+    std::uint32_t* sharedKept = carve<std::uint32_t>(scratch, CompactLayout::hostKept(t.size));
+    std::uint32_t* sharedLive = carve<std::uint32_t>(scratch, CompactLayout::hostLive(t.size));
+    sharedKept[t.id] = kept;
+    sharedLive[t.id] = live;
     teamBarrier(t);
     total = liveTotal = 0;
     for (int j = 0; j < t.size; ++j) {
-      if (j < t.id) offset += shared[j];
-      total += shared[j];
-      liveTotal += shared[t.size + j];
+      if (j < t.id) offset += sharedKept[j];
+      total += sharedKept[j];
+      liveTotal += sharedLive[j];
     }
   }
   if (kept > 0) kern.write(mask, flags, a, b, map, offset, offset + kept);
@@ -65,13 +66,12 @@ void compactHost(HostTeam team, const std::uint8_t* mask, std::uint32_t flags,
   constexpr const char* fn = "sieve::compactHost";
   Impl::checkCompact(fn, mask, flags, indexMap, count, scratch, n);
   if (trig != nullptr) Impl::checkTrigger(fn, *trig);
-  // Threads share 2 words each of the scratch: at most 2 * n /
-  // kCompactMinPerThread words, far below its 3 * n (none for one thread).
-  const int threads = Impl::teamSizeFor(team, n, Impl::kCompactMinPerThread);
-  auto* shared = static_cast<std::uint32_t*>(scratch);
+  // Threads share their counts through the scratch (CompactLayout::hostKept,
+  // hostLive), sized for at most CompactLayout::hostMaxThreads(n) threads.
+  const int threads = Impl::teamSizeFor(team, n, Tuning::Host::kCompactMinPerThread);
   const Impl::HostKernels& kern = Impl::hostKernels();
   Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {
-    Impl::compactTeamBody(t, kern, mask, flags, indexMap, count, trig, n, shared);
+    Impl::compactTeamBody(t, kern, mask, flags, indexMap, count, trig, n, scratch);
   });
 }
 

@@ -29,12 +29,12 @@ SIEVE_TARGET_AVX2 inline std::uint32_t keep32Avx2(const std::uint8_t* p, std::ui
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   const auto zero =
       static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256())));
-  return zero ^ flip32; // flip32 = ~0 keeps non-zero bytes, 0 keeps zero bytes
+  return zero ^ flip32; // flip32 = keepXorMaskForZeroBits (zero-byte bits to keep bits)
 }
 
 SIEVE_TARGET_AVX2 void countAvx2(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a,
                                  std::int64_t b, std::uint32_t* kept, std::uint32_t* live) {
-  const std::uint32_t flip32 = (flags & kCompactMaskIsDrop) ? 0u : 0xFFFFFFFFu;
+  const std::uint32_t flip32 = keepXorMaskForZeroBits<std::uint32_t>(flags);
   std::uint64_t c = 0, l = 0;
   std::int64_t i = a;
   for (; i + 32 <= b; i += 32) {
@@ -54,7 +54,7 @@ SIEVE_TARGET_AVX2 void countAvx2(const std::uint8_t* mask, std::uint32_t flags, 
 SIEVE_TARGET_AVX2 void writeAvx2(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a,
                                  std::int64_t b, std::int32_t* map, std::int64_t pos,
                                  std::int64_t end) {
-  const std::uint32_t flip32 = (flags & kCompactMaskIsDrop) ? 0u : 0xFFFFFFFFu;
+  const std::uint32_t flip32 = keepXorMaskForZeroBits<std::uint32_t>(flags);
   std::int64_t i = a;
   for (; i + 32 <= b; i += 32) {
     std::uint32_t bits = keep32Avx2(mask + i, flip32);
@@ -123,7 +123,7 @@ SIEVE_TARGET_AVX512 inline std::uint64_t keep64Avx512(const std::uint8_t* p, std
 
 SIEVE_TARGET_AVX512 void countAvx512(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a,
                                      std::int64_t b, std::uint32_t* kept, std::uint32_t* live) {
-  const std::uint64_t flip64 = (flags & kCompactMaskIsDrop) ? ~0ull : 0ull;
+  const std::uint64_t flip64 = keepXorMask<std::uint64_t>(flags);
   std::uint64_t c = 0, l = 0;
   std::int64_t i = a;
   for (; i + 64 <= b; i += 64) {
@@ -144,7 +144,7 @@ SIEVE_TARGET_AVX512 void countAvx512(const std::uint8_t* mask, std::uint32_t fla
 SIEVE_TARGET_AVX512 void writeAvx512(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a,
                                      std::int64_t b, std::int32_t* map, std::int64_t pos,
                                      std::int64_t end) {
-  const std::uint64_t flip64 = (flags & kCompactMaskIsDrop) ? ~0ull : 0ull;
+  const std::uint64_t flip64 = keepXorMask<std::uint64_t>(flags);
   alignas(64) static constexpr std::uint8_t kIota[64] = {
       0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
       22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,

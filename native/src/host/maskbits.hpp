@@ -19,9 +19,10 @@
 namespace sieve {
 namespace Impl {
 
-/// XOR applied to the "non-zero byte" bits to get keep bits (16-bit lanes).
+/// XOR applied to the "non-zero byte" bits to get keep bits (16-bit lanes):
+/// core's keepXorMask, 16 bits wide.
 inline std::uint32_t keepFlip16(std::uint32_t flags) {
-  return (flags & kCompactMaskIsDrop) ? 0xFFFFu : 0u;
+  return static_cast<std::uint32_t>(keepXorMask<std::uint16_t>(flags));
 }
 
 /// Bit j set when byte p[j] is non-zero, j < 16.
@@ -44,10 +45,7 @@ inline std::uint32_t keepBits16(const std::uint8_t* p, std::uint32_t flip) {
 
 /// Keep bits of `len < 32` samples (bits at and past len are 0).
 inline std::uint32_t keepBitsTail(const std::uint8_t* p, std::int64_t len, std::uint32_t flags) {
-  std::uint32_t bits = 0;
-  for (std::int64_t j = 0; j < len; ++j)
-    bits |= static_cast<std::uint32_t>(keeps(p[j], flags)) << j;
-  return bits;
+  return groupKeepBits([p](std::int64_t j) { return p[j]; }, 0, len, flags);
 }
 
 /// Positions of the set bits of every byte value, and its population count.

@@ -13,7 +13,10 @@
 // Restore: each plane is copied into the staging plane and gathered back
 // through inv (sample i is at slot inv[i]); then perm = inv = identity.
 #include <sieve/core/elem.hpp>
+#include <sieve/core/layout.hpp>
 #include <sieve/core/rules.hpp>
+#include <sieve/core/state.hpp>
+#include <sieve/core/tuning.hpp>
 #include <sieve/core/validate.hpp>
 #include <sieve/native/host/reorder.hpp>
 #include <sieve/native/host/team.hpp>
@@ -28,9 +31,6 @@ namespace sieve {
 namespace Impl {
 namespace {
 
-/// Samples per thread below which reorder and restore do not split further.
-constexpr std::int64_t kReorderMinPerThread = 32 * 1024;
-
 struct ReorderArgs {
   const ReorderPlane* planes;
   std::uint32_t nPlanes;
@@ -42,15 +42,14 @@ struct ReorderArgs {
   std::uint32_t* count;
   std::uint32_t* span;
   std::uint32_t* fire;
-  unsigned char* scratch;
+  void* scratch;
   std::int64_t n;
   std::int64_t sp; // effective span
 };
 
 void reorderTeamBody(const TeamCtx& t, const ReorderArgs& r) {
-  auto* bits = reinterpret_cast<std::uint32_t*>(r.scratch);    // keep bits, one word per 32
-  std::uint32_t* shared = bits + groups32(r.n);                  // per-thread kept counts
-  unsigned char* stage = r.scratch + reorderStageOffset(r.n);
+  std::uint32_t* bits = carve<std::uint32_t>(r.scratch, ReorderLayout::bits(r.n));
+  std::uint32_t* shared = carve<std::uint32_t>(r.scratch, ReorderLayout::hostShared(r.n, t.size));
   std::int64_t w0, w1;
   teamShare(t, groups32(r.sp), w0, w1);
   const std::int64_t a = w0 * 32, b = w1 * 32 < r.sp ? w1 * 32 : r.sp;
@@ -80,7 +79,7 @@ void reorderTeamBody(const TeamCtx& t, const ReorderArgs& r) {
     withElem(elemBytes, [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* plane = static_cast<T*>(data);
-      T* st = reinterpret_cast<T*>(stage);
+      T* st = carve<T>(r.scratch, ReorderLayout::stage(r.n, sizeof(T)));
       if (a < b) std::memcpy(st + a, plane + a, static_cast<std::size_t>(b - a) * sizeof(T));
       teamBarrier(t); // every part staged before any slot is overwritten
       if (a < b) kern.scatter(st, plane, sizeof(T), bits, a, b, kp, kEnd, dp, dEnd);
@@ -95,11 +94,7 @@ void reorderTeamBody(const TeamCtx& t, const ReorderArgs& r) {
   std::int64_t m0, m1;
   teamShare(t, cnt, m0, m1);
   for (std::int64_t s = m0; s < m1; ++s) r.indexMap[s] = static_cast<std::int32_t>(s);
-  if (t.id == 0) {
-    *r.count = static_cast<std::uint32_t>(cnt);
-    *r.span = static_cast<std::uint32_t>(cnt);
-    if (r.fire != nullptr) *r.fire = 0u;
-  }
+  if (t.id == 0) reorderEpilogue(r.count, r.span, r.fire, static_cast<std::uint32_t>(cnt));
 }
 
 } // namespace
@@ -109,19 +104,18 @@ void reorderHost(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlane
                  const std::uint8_t* mask, std::uint32_t flags, std::int32_t* perm,
                  std::int32_t* inv, std::int32_t* indexMap, std::uint32_t* count,
                  std::uint32_t* span, std::uint32_t* fire, void* scratch, std::int64_t n) {
-  Impl::checkReorder("sieve::reorderHost", planes, nPlanes, mask, flags, perm, inv, indexMap,
-                     count, span, fire, scratch, n);
+  Impl::checkReorder("sieve::reorderHost", planes, nPlanes, mask, flags, perm, inv, indexMap, count,
+                     span, fire, scratch, n);
   if (n == 0) {
-    *count = 0u;
-    *span = 0u;
-    if (fire != nullptr) *fire = 0u;
+    Impl::reorderEpilogue(count, span, fire, 0u);
     return;
   }
-  if (fire != nullptr && *fire == 0u) return;
-  const Impl::ReorderArgs args{planes, nPlanes, mask, flags, perm, inv, indexMap, count, span, fire,
-                               static_cast<unsigned char*>(scratch), n,
-                               Impl::effectiveSpan(*span, n)};
-  const int threads = Impl::teamSizeFor(team, args.sp, Impl::kReorderMinPerThread);
+  // The shared gate and span (the host twin keeps cursors, not wordOff / cnt).
+  const Impl::ReorderState state{nullptr, nullptr, nullptr, span, fire, n};
+  if (!state.active()) return;
+  const Impl::ReorderArgs args{planes, nPlanes, mask, flags,   perm, inv,       indexMap,
+                               count,  span,    fire, scratch, n,    state.sp()};
+  const int threads = Impl::teamSizeFor(team, args.sp, Tuning::Host::kReorderMinPerThread);
   Impl::runTeam(threads, [&](const Impl::TeamCtx& t) { Impl::reorderTeamBody(t, args); });
 }
 
@@ -137,8 +131,7 @@ void restoreHost(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlane
                  std::int32_t* perm, std::int32_t* inv, void* scratch, std::int64_t n) {
   Impl::checkRestore("sieve::restoreHost", planes, nPlanes, perm, inv, scratch, n);
   if (n == 0) return;
-  unsigned char* stage = static_cast<unsigned char*>(scratch) + Impl::reorderStageOffset(n);
-  const int threads = Impl::teamSizeFor(team, n, Impl::kReorderMinPerThread);
+  const int threads = Impl::teamSizeFor(team, n, Tuning::Host::kReorderMinPerThread);
   Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {
     std::int64_t a, b;
     Impl::teamShare(t, n, a, b);
@@ -146,7 +139,7 @@ void restoreHost(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlane
       Impl::withElem(planes[p].elemBytes, [&](auto tag) {
         using T = typename decltype(tag)::type;
         T* plane = static_cast<T*>(planes[p].data);
-        T* st = reinterpret_cast<T*>(stage);
+        T* st = Impl::carve<T>(scratch, Impl::ReorderLayout::stage(n, sizeof(T)));
         if (a < b) std::memcpy(st + a, plane + a, static_cast<std::size_t>(b - a) * sizeof(T));
         Impl::teamBarrier(t); // the whole plane staged before the gather
         for (std::int64_t i = a; i < b; ++i) plane[i] = st[inv[i]];

@@ -60,9 +60,33 @@ SIEVE_INLINE constexpr std::size_t reorderScratchBytes(std::int64_t n, std::uint
 
 namespace Impl {
 
-/// Whether a mask byte keeps its sample under `flags`.
+/// The polarity bit, the one definition of what the mask means: whether a
+/// non-zero mask byte drops its sample under `flags` (else it keeps it).
+SIEVE_INLINE constexpr bool nonzeroDrops(std::uint32_t flags) {
+  return (flags & kCompactMaskIsDrop) != 0;
+}
+
+/// Whether a mask byte keeps its sample under `flags`. Every scalar form of
+/// the keep predicate calls this.
 SIEVE_INLINE constexpr bool keeps(std::uint8_t maskByte, std::uint32_t flags) {
-  return (maskByte != 0) != ((flags & kCompactMaskIsDrop) != 0);
+  return (maskByte != 0) != nonzeroDrops(flags);
+}
+
+/// The vector form of keeps(): XOR a word of "byte is non-zero" bits (one bit
+/// per sample, any unsigned width U) with this to get keep bits: all ones when
+/// a non-zero byte drops its sample, else zero. SIMD loops hoist it out of
+/// the loop.
+template <class U>
+SIEVE_INLINE constexpr U keepXorMask(std::uint32_t flags) {
+  return nonzeroDrops(flags) ? static_cast<U>(~U(0)) : U(0);
+}
+
+/// keepXorMask() for a loop that has "byte is zero" bits (a compare with
+/// zero) instead: its complement, written as a constant of its own so that
+/// no NOT is left in the loop.
+template <class U>
+SIEVE_INLINE constexpr U keepXorMaskForZeroBits(std::uint32_t flags) {
+  return nonzeroDrops(flags) ? U(0) : static_cast<U>(~U(0));
 }
 
 /// The trigger rule, shared by every face so that they agree to the bit:

@@ -4,14 +4,16 @@
 // init, out[i] = init (+) in[0] (+) ... (+) in[i-1], for any arithmetic T (up to
 // 8 bytes) and associative OP callable on the device.
 //
-// Reduce-then-scan over tiles of Geometry::kScanTile<T> elements: tile totals,
-// an exclusive scan of the totals (the same algorithm, one level up, until
-// one tile remains), then every tile scanned from its prefix with warp-shuffle
-// block scans. The association order depends on n only, so floating-point
+// Reduce-then-scan over tiles of Tuning::Cuda::kScanTile<T> elements: tile
+// totals, an exclusive scan of the totals (the same algorithm, one level up,
+// until one tile remains), then every tile scanned from its prefix with
+// warp-shuffle block scans. The association order depends on n only, so floating-point
 // results are identical run to run (a look-back scan would not be). Loads and
 // stores are coalesced through shared memory; in == out is allowed.
 #pragma once
 
+#include <sieve/core/layout.hpp>
+#include <sieve/core/tuning.hpp>
 #include <sieve/core/types.hpp>
 #include <sieve/core/validate.hpp>
 #include <sieve/native/cuda/check.hpp>
@@ -31,11 +33,11 @@ namespace Impl {
 template <class T>
 __device__ __forceinline__ std::int64_t loadTile(const T* in, std::int64_t len, std::int64_t base,
                                                  T* tile) {
-  constexpr std::int64_t tileElems = Geometry::kScanTile<T>;
+  constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
   const std::int64_t valid = len - base < tileElems ? len - base : tileElems;
 #pragma unroll
-  for (unsigned k = 0; k < Geometry::kScanItems<T>; ++k) {
-    const std::int64_t j = std::int64_t(k) * Geometry::kBlock + threadIdx.x;
+  for (unsigned k = 0; k < Tuning::Cuda::kScanItems<T>; ++k) {
+    const std::int64_t j = std::int64_t(k) * Tuning::Cuda::kBlock + threadIdx.x;
     if (j < valid) tile[j] = in[base + j];
   }
   __syncthreads();
@@ -44,12 +46,12 @@ __device__ __forceinline__ std::int64_t loadTile(const T* in, std::int64_t len, 
 
 /// totals[b] = fold of tile b of in[0, len).
 template <class T, class Op>
-__global__ void __launch_bounds__(Geometry::kBlock)
+__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     scanTotalsKernel(const T* in, std::int64_t len, T* totals, Op op) {
-  constexpr unsigned I = Geometry::kScanItems<T>;
-  constexpr std::int64_t tileElems = Geometry::kScanTile<T>;
+  constexpr unsigned I = Tuning::Cuda::kScanItems<T>;
+  constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
   __shared__ T tile[tileElems];
-  __shared__ T warpTotals[Geometry::kWarps];
+  __shared__ T warpTotals[Tuning::Cuda::kWarps];
   const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tileElems;
   const std::int64_t valid = loadTile(in, len, base, tile);
   const std::int64_t row = std::int64_t(threadIdx.x) * I;
@@ -65,12 +67,12 @@ __global__ void __launch_bounds__(Geometry::kBlock)
 /// Scan every tile of in[0, len) into out from its prefix (prefixes[b], or
 /// `init` when prefixes is null: a single tile).
 template <class T, class Op, bool Inclusive>
-__global__ void __launch_bounds__(Geometry::kBlock)
+__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     scanTilesKernel(const T* in, T* out, std::int64_t len, const T* prefixes, T init, Op op) {
-  constexpr unsigned I = Geometry::kScanItems<T>;
-  constexpr std::int64_t tileElems = Geometry::kScanTile<T>;
+  constexpr unsigned I = Tuning::Cuda::kScanItems<T>;
+  constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
   __shared__ T tile[tileElems];
-  __shared__ T warpTotals[Geometry::kWarps];
+  __shared__ T warpTotals[Tuning::Cuda::kWarps];
   const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tileElems;
   const std::int64_t valid = loadTile(in, len, base, tile);
   const std::int64_t row = std::int64_t(threadIdx.x) * I;
@@ -99,7 +101,7 @@ __global__ void __launch_bounds__(Geometry::kBlock)
   __syncthreads();
 #pragma unroll
   for (unsigned k = 0; k < I; ++k) {
-    const std::int64_t j = std::int64_t(k) * Geometry::kBlock + threadIdx.x;
+    const std::int64_t j = std::int64_t(k) * Tuning::Cuda::kBlock + threadIdx.x;
     if (j < valid) out[base + j] = tile[j];
   }
 }
@@ -118,13 +120,7 @@ struct Scan {
   /// Block-sum elements the scan of n uses (always <= n).
   template <class T>
   static std::int64_t blockSumsElems(std::int64_t n) {
-    constexpr std::int64_t tile = Impl::Geometry::kScanTile<T>;
-    std::int64_t total = 0;
-    for (std::int64_t len = n; len > tile;) {
-      len = (len + tile - 1) / tile;
-      total += len;
-    }
-    return total;
+    return Impl::scanBlockSumsElems(n, Tuning::Cuda::kScanTile<T>);
   }
 
   /// Enqueue the full scan on `stream`: kernels only — nothing is allocated,
@@ -218,7 +214,7 @@ struct Scan {
   static void levels(const T* in, T* out, std::int64_t len, T* sums, const T& init,
                      cudaStream_t stream, const OP& op) {
     using namespace Impl;
-    constexpr std::int64_t tile = Geometry::kScanTile<T>;
+    constexpr std::int64_t tile = Tuning::Cuda::kScanTile<T>;
     if (len <= tile) {
       Impl::launch(scanTilesKernel<T, OP, Inclusive>, 1u, stream, "sieve::cuda::Scan (tile)", in, out,
              len, static_cast<const T*>(nullptr), init, op);

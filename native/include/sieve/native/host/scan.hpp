@@ -15,6 +15,7 @@
 // one read of `in` and one write of `out`. One team barrier per round.
 #pragma once
 
+#include <sieve/core/tuning.hpp>
 #include <sieve/core/types.hpp>
 #include <sieve/core/validate.hpp>
 #include <sieve/native/host/isa.hpp>
@@ -27,9 +28,6 @@
 
 namespace sieve {
 namespace Impl {
-
-/// Bytes of input a thread takes per scan round (fits the L2 with its output).
-inline constexpr std::int64_t kScanRoundBytesPerThread = 512 * 1024;
 
 /// The value types a scan takes: arithmetic, bool excluded (a "sum" of flags
 /// is a count: scan an integer type).
@@ -86,7 +84,8 @@ void scanTeamBody(const TeamCtx& t, const T* in, T* out, T* blockSums, std::int6
   static_assert(B > 0, "sieve::cpu::Scan: blockSize_ must be positive");
   if (n <= 0) return;
   const std::int64_t nb = (n + B - 1) / B;
-  std::int64_t k = kScanRoundBytesPerThread / static_cast<std::int64_t>(B * sizeof(T));
+  std::int64_t k =
+      Tuning::Host::kScanRoundBytesPerThread / static_cast<std::int64_t>(B * sizeof(T));
   if (k < 1) k = 1;
   const std::int64_t perRound = k * t.size;
   T running = init; // private; every thread computes the same chain of values
@@ -115,9 +114,6 @@ void scanTeamBody(const TeamCtx& t, const T* in, T* out, T* blockSums, std::int6
   teamBarrier(t);
 }
 
-/// Elements per thread below which a scan does not split further.
-inline constexpr std::int64_t kScanMinPerThread = 32 * 1024;
-
 } // namespace Impl
 
 namespace cpu {
@@ -126,13 +122,14 @@ namespace cpu {
 ///
 /// `in` and `out` hold `n` elements (`out == in` scans in place);
 /// `blockSums` must hold at least `n` elements (it uses ceil(n / blockSize_)).
+/// `blockSize_` defaults to Tuning::Host::kScanBlock (core/tuning.hpp).
 /// `OP` is an associative functor `T(T, T)` (sieve::Sum, Min, Max or a user's);
 /// `init` defaults to the operator's identity. O(n) work, blocking.
 /// Throws std::invalid_argument for n < 0, n > INT32_MAX, null, misaligned or
 /// overlapping arrays.
 struct Scan {
   /// Block sums the scan writes: ceil(n / blockSize_) (the contract asks for n).
-  template <unsigned blockSize_ = 1024>
+  template <unsigned blockSize_ = Tuning::Host::kScanBlock>
   static constexpr std::int64_t blocksOf(std::int64_t n) {
     return n > 0 ? (n + blockSize_ - 1) / blockSize_ : 0;
   }
@@ -143,7 +140,7 @@ struct Scan {
   /// has); every thread of the team must make the call with the same
   /// arguments (not inside `single` / `master`). Outside a parallel region it
   /// opens its own with the OpenMP default thread count.
-  template <class T, class OP, bool Inclusive, unsigned blockSize_ = 1024>
+  template <class T, class OP, bool Inclusive, unsigned blockSize_ = Tuning::Host::kScanBlock>
   static void scan(const T* in, T* out, T* blockSums, std::int64_t n,
                    const T& init = identityOf<OP, T>(), const OP& op = OP()) {
     static_assert(Impl::kScannable<T>, "sieve::cpu::Scan takes arithmetic types other than bool");
@@ -158,36 +155,36 @@ struct Scan {
 
   /// Scan on a team of `team.threads` threads in a parallel region of its own
   /// (nested when called inside one), whatever the calling context.
-  template <class T, class OP, bool Inclusive, unsigned blockSize_ = 1024>
+  template <class T, class OP, bool Inclusive, unsigned blockSize_ = Tuning::Host::kScanBlock>
   static void scan(HostTeam team, const T* in, T* out, T* blockSums, std::int64_t n,
                    const T& init = identityOf<OP, T>(), const OP& op = OP()) {
     Impl::checkScan("sieve::cpu::Scan", in, out, blockSums, n, 1, 1, blocksOf<blockSize_>(n));
-    const int threads = Impl::teamSizeFor(team, n, Impl::kScanMinPerThread);
+    const int threads = Impl::teamSizeFor(team, n, Tuning::Host::kScanMinPerThread);
     Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {
       Impl::scanTeamBody<T, OP, Inclusive, blockSize_>(t, in, out, blockSums, n, init, op);
     });
   }
 
   /// Inclusive scan (context-aware, see scan()).
-  template <class T, class OP, unsigned blockSize_ = 1024>
+  template <class T, class OP, unsigned blockSize_ = Tuning::Host::kScanBlock>
   static void inclusive(const T* in, T* out, T* blockSums, std::int64_t n,
                         const T& init = identityOf<OP, T>(), const OP& op = OP()) {
     scan<T, OP, true, blockSize_>(in, out, blockSums, n, init, op);
   }
   /// Inclusive scan on a team of its own.
-  template <class T, class OP, unsigned blockSize_ = 1024>
+  template <class T, class OP, unsigned blockSize_ = Tuning::Host::kScanBlock>
   static void inclusive(HostTeam team, const T* in, T* out, T* blockSums, std::int64_t n,
                         const T& init = identityOf<OP, T>(), const OP& op = OP()) {
     scan<T, OP, true, blockSize_>(team, in, out, blockSums, n, init, op);
   }
   /// Exclusive scan (context-aware, see scan()).
-  template <class T, class OP, unsigned blockSize_ = 1024>
+  template <class T, class OP, unsigned blockSize_ = Tuning::Host::kScanBlock>
   static void exclusive(const T* in, T* out, T* blockSums, std::int64_t n,
                         const T& init = identityOf<OP, T>(), const OP& op = OP()) {
     scan<T, OP, false, blockSize_>(in, out, blockSums, n, init, op);
   }
   /// Exclusive scan on a team of its own.
-  template <class T, class OP, unsigned blockSize_ = 1024>
+  template <class T, class OP, unsigned blockSize_ = Tuning::Host::kScanBlock>
   static void exclusive(HostTeam team, const T* in, T* out, T* blockSums, std::int64_t n,
                         const T& init = identityOf<OP, T>(), const OP& op = OP()) {
     scan<T, OP, false, blockSize_>(team, in, out, blockSums, n, init, op);

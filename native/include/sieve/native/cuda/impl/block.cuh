@@ -45,7 +45,7 @@ __device__ __forceinline__ T warpInclusive(T v, const Op& op, unsigned lane) {
 }
 
 /// Inclusive scan across the block (every thread takes part). `warpTotals`
-/// is shared memory of Geometry::kWarps elements; on return it holds the
+/// is shared memory of Tuning::Cuda::kWarps elements; on return it holds the
 /// inclusive warp totals (warpTotals[kWarps - 1] is the block total). The
 /// caller synchronises before reusing it.
 template <class T, class Op>
@@ -55,9 +55,9 @@ __device__ __forceinline__ T blockInclusive(T v, const Op& op, T* warpTotals) {
   if (lane == 31u) warpTotals[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    T w = warpTotals[lane < Geometry::kWarps ? lane : 0u];
+    T w = warpTotals[lane < Tuning::Cuda::kWarps ? lane : 0u];
     w = warpInclusive(w, op, lane);
-    if (lane < Geometry::kWarps) warpTotals[lane] = w;
+    if (lane < Tuning::Cuda::kWarps) warpTotals[lane] = w;
   }
   __syncthreads();
   if (warp > 0) v = op(warpTotals[warp - 1], v);

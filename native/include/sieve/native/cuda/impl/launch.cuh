@@ -1,7 +1,9 @@
-// Sieve (internal) — the launch geometry of every native CUDA kernel, in one
-// place, and the checked launch helper.
+// Sieve (internal) — the launch geometry helpers of every native CUDA kernel
+// and the checked launch helper. The numbers (block size, tiles, items per
+// thread) are in core/tuning.hpp, Tuning::Cuda.
 #pragma once
 
+#include <sieve/core/tuning.hpp>
 #include <sieve/native/cuda/check.hpp>
 
 #include <cuda_runtime.h>
@@ -15,20 +17,6 @@ namespace sieve {
 namespace Impl {
 namespace Geometry {
 
-/// Threads per block of every kernel (8 warps).
-inline constexpr unsigned kBlock = 256;
-inline constexpr unsigned kWarps = kBlock / 32;
-
-/// Compaction: one aligned 32-sample group per thread, one tile per block.
-inline constexpr std::int64_t kCompactTile = std::int64_t(kBlock) * 32;
-
-/// Scan: items per thread (odd, so that the per-thread shared-memory rows do
-/// not hit the same bank) and elements per tile.
-template <class T>
-inline constexpr unsigned kScanItems = sizeof(T) <= 4 ? 9u : 5u;
-template <class T>
-inline constexpr std::int64_t kScanTile = std::int64_t(kBlock) * kScanItems<T>;
-
 /// Blocks covering `work` units at `perBlock` units each (at least one).
 inline unsigned blocksFor(std::int64_t work, std::int64_t perBlock) {
   const std::int64_t b = (work + perBlock - 1) / perBlock;
@@ -37,7 +25,7 @@ inline unsigned blocksFor(std::int64_t work, std::int64_t perBlock) {
 
 } // namespace Geometry
 
-/// Launch `kernel<<<grid, kBlock, 0, stream>>>(args...)` through
+/// Launch `kernel<<<grid, Tuning::Cuda::kBlock, 0, stream>>>(args...)` through
 /// cudaLaunchKernel and check its return value (never cudaGetLastError).
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), unsigned grid, cudaStream_t stream, const char* what,
@@ -48,7 +36,7 @@ void launch(void (*kernel)(Params...), unsigned grid, cudaStream_t stream, const
       [&](auto&... v) {
         void* ptrs[sizeof...(Params) > 0 ? sizeof...(Params) : 1] = {static_cast<void*>(&v)...};
         cudaCheck(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(grid),
-                                   dim3(Geometry::kBlock), ptrs, 0, stream),
+                                   dim3(Tuning::Cuda::kBlock), ptrs, 0, stream),
                   what);
       },
       values);

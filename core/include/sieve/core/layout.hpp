@@ -1,0 +1,188 @@
+// Sieve — how every face carves its scratch, one layout per primitive.
+//
+// Each region is an {offset, bytes} pair computed from n (and from the team
+// size or the tile count where the face has one). Every face takes its
+// pointers through these functions and nowhere else; tests/core/test_layout.cpp
+// proves, over n and every team size, that each region lies inside the
+// scratch the size rule (rules.hpp) promises and that the regions a face uses
+// at the same time never share a byte. Host and device callable, O(1) except
+// where noted.
+#pragma once
+
+#include <sieve/core/rules.hpp>
+#include <sieve/core/tuning.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sieve {
+namespace Impl {
+
+/// A part of a scratch buffer: `bytes` bytes from byte `offset`.
+struct ScratchRegion {
+  std::size_t offset = 0;
+  std::size_t bytes = 0;
+
+  /// One past the last byte.
+  SIEVE_INLINE constexpr std::size_t end() const { return offset + bytes; }
+  /// Whether the two regions share a byte (an empty region shares none).
+  SIEVE_INLINE constexpr bool overlaps(const ScratchRegion& o) const {
+    return bytes != 0 && o.bytes != 0 && offset < o.end() && o.offset < end();
+  }
+};
+
+/// The first element of region `r` of `scratch`, typed.
+template <class T>
+SIEVE_INLINE T* carve(void* scratch, const ScratchRegion& r) {
+  return reinterpret_cast<T*>(static_cast<unsigned char*>(scratch) + r.offset);
+}
+
+/// Elements of block sums a reduce-then-scan over tiles of `tile` elements
+/// writes for n elements: the tile totals of every level above n, up to the
+/// level that fits one tile (none for n <= tile). At most scanScratchElems(n)
+/// when tile >= kScanScratchBlock. O(log n).
+SIEVE_INLINE constexpr std::int64_t scanBlockSumsElems(std::int64_t n, std::int64_t tile) {
+  std::int64_t total = 0;
+  for (std::int64_t len = n; len > tile;) {
+    len = (len + tile - 1) / tile;
+    total += len;
+  }
+  return total;
+}
+
+/// The compaction scratch (compactScratchBytes(n) bytes, 8-byte aligned) as
+/// each face carves it. A face uses its own regions only.
+struct CompactLayout {
+  // --- host twin -----------------------------------------------------------------
+  /// The largest team the host twin runs for n samples (teamSizeFor() with
+  /// Tuning::Host::kCompactMinPerThread); the host regions assume at most it.
+  SIEVE_HOST_DEVICE static constexpr int hostMaxThreads(std::int64_t n) {
+    const std::int64_t t = n / Tuning::Host::kCompactMinPerThread;
+    return t < 1 ? 1 : (t > INT32_MAX ? INT32_MAX : static_cast<int>(t));
+  }
+  /// Host: the kept count of each thread of a team of `threads` (uint32 each;
+  /// none for a team of one, which shares nothing).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion hostKept(int threads) {
+    return {0, threads > 1 ? std::size_t(4) * static_cast<std::size_t>(threads) : 0};
+  }
+  /// Host: the live 32-groups of each thread (uint32 each), after the kept counts.
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion hostLive(int threads) {
+    return {hostKept(threads).end(), hostKept(threads).bytes};
+  }
+
+  // --- CUDA ----------------------------------------------------------------------
+  /// CUDA: tiles (blocks) of Tuning::Cuda::kCompactTile samples covering n.
+  SIEVE_HOST_DEVICE static constexpr std::int64_t cudaTiles(std::int64_t n) {
+    return (n + Tuning::Cuda::kCompactTile - 1) / Tuning::Cuda::kCompactTile;
+  }
+  /// CUDA: one 8-byte status word per tile (none for a single tile, which
+  /// looks back on nothing).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaTileStatus(std::int64_t tiles) {
+    return {0, tiles > 1 ? std::size_t(8) * static_cast<std::size_t>(tiles) : 0};
+  }
+  /// CUDA: the dynamic tile counter (a uint32 in an 8-byte word), after the
+  /// status words (none for a single tile).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaTileCounter(std::int64_t tiles) {
+    return {cudaTileStatus(tiles).end(), tiles > 1 ? std::size_t(8) : 0};
+  }
+  /// CUDA: what is cleared before the launch: the status words and the counter.
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaCleared(std::int64_t tiles) {
+    return {0, tiles > 1 ? cudaTileCounter(tiles).end() : 0};
+  }
+
+  // --- portable ------------------------------------------------------------------
+  /// Portable: tiles of Tuning::Portable::kTileGroups 32-sample groups covering n.
+  SIEVE_HOST_DEVICE static constexpr std::int64_t portableTiles(std::int64_t n) {
+    return (groups32(n) + Tuning::Portable::kTileGroups - 1) / Tuning::Portable::kTileGroups;
+  }
+  /// Portable: the kept count of each tile (uint32 each).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion portableTileKept(std::int64_t ntiles) {
+    return {0, std::size_t(4) * static_cast<std::size_t>(ntiles)};
+  }
+  /// Portable: the live 32-groups of each tile (uint32 each).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion portableTileLive(std::int64_t ntiles) {
+    return {portableTileKept(ntiles).end(), std::size_t(4) * static_cast<std::size_t>(ntiles)};
+  }
+  /// Portable: the exclusive kept count before each tile (uint32 each).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion portableTileOff(std::int64_t ntiles) {
+    return {portableTileLive(ntiles).end(), std::size_t(4) * static_cast<std::size_t>(ntiles)};
+  }
+};
+
+/// The reorder / restore scratch (reorderScratchBytes(n, maxElemBytes) bytes,
+/// 16-byte aligned) as each face carves it: the keep-bit regions inside the
+/// compaction scratch, then the staging plane from reorderStageOffset(n).
+struct ReorderLayout {
+  /// Keep-bit words: one per aligned 32-sample group of n.
+  SIEVE_HOST_DEVICE static constexpr std::int64_t words(std::int64_t n) { return groups32(n); }
+  /// Every face: the keep bits of the span, one uint32 per 32 samples.
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion bits(std::int64_t n) {
+    return {0, std::size_t(4) * static_cast<std::size_t>(words(n))};
+  }
+  /// CUDA and portable: the exclusive kept count before each word (uint32 each).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion wordOff(std::int64_t n) {
+    return {bits(n).end(), std::size_t(4) * static_cast<std::size_t>(words(n))};
+  }
+  /// CUDA and portable: the kept count of the span (one uint32).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion cnt(std::int64_t n) {
+    return {wordOff(n).end(), 4};
+  }
+  /// CUDA: the block sums of the scan of the word counts (uint32;
+  /// scanScratchElems(words) of them, what a scan on any face may use).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion scanSums(std::int64_t n) {
+    return {cnt(n).end(), std::size_t(4) * static_cast<std::size_t>(scanScratchElems(words(n)))};
+  }
+  /// The largest team the host twin runs for a span of `sp` <= n samples
+  /// (teamSizeFor() with Tuning::Host::kReorderMinPerThread); the host
+  /// regions assume at most it.
+  SIEVE_HOST_DEVICE static constexpr int hostMaxThreads(std::int64_t sp) {
+    const std::int64_t t = sp / Tuning::Host::kReorderMinPerThread;
+    return t < 1 ? 1 : (t > INT32_MAX ? INT32_MAX : static_cast<int>(t));
+  }
+  /// Host: the kept count of each thread of a team of `threads` (uint32 each;
+  /// none for a team of one), where the word offsets of the other faces go.
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion hostShared(std::int64_t n, int threads) {
+    return {bits(n).end(), threads > 1 ? std::size_t(4) * static_cast<std::size_t>(threads) : 0};
+  }
+  /// Every face: the staging plane of a plane of `elemBytes`-byte elements
+  /// (perm: 4), max(n, 1) of them, from reorderStageOffset(n).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion stage(std::int64_t n, std::uint32_t elemBytes) {
+    return {reorderStageOffset(n),
+            static_cast<std::size_t>(n > 1 ? n : 1) * reorderStageElemBytes(elemBytes)};
+  }
+};
+
+/// The sieve::findall workspace (findallWorkspaceBytes(n, tiles) bytes): the
+/// predicate's mask, then the inclusive tile counts, the block sums of their
+/// scan and the count word, each region 64-byte aligned. `tiles` is the tile
+/// count of the call's algorithm (ScanScatter: ceil(n / (block x items));
+/// Partitioned: the partitions). Every face uses every region.
+struct FindallLayout {
+  SIEVE_HOST_DEVICE static constexpr std::size_t align64(std::size_t b) {
+    return (b + 63u) & ~std::size_t(63u);
+  }
+  /// The predicate's mask: one byte per element (uint8, 0 or 1).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion mask(std::int64_t n) {
+    return {0, static_cast<std::size_t>(n)};
+  }
+  /// The kept count of each tile, scanned in place to the inclusive ends (int64 each).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion tileEnd(std::int64_t n, std::int64_t tiles) {
+    return {align64(mask(n).end()), std::size_t(8) * static_cast<std::size_t>(tiles)};
+  }
+  /// The block sums of the scan of the tile counts (int64; scanScratchElems(tiles)).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion sums(std::int64_t n, std::int64_t tiles) {
+    return {align64(tileEnd(n, tiles).end()),
+            std::size_t(8) * static_cast<std::size_t>(scanScratchElems(tiles))};
+  }
+  /// The count word (one int64) of the calls that return a new View.
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion total(std::int64_t n, std::int64_t tiles) {
+    return {align64(sums(n, tiles).end()), 8};
+  }
+  /// Bytes of the whole workspace.
+  SIEVE_HOST_DEVICE static constexpr std::size_t bytes(std::int64_t n, std::int64_t tiles) {
+    return total(n, tiles).end();
+  }
+};
+
+} // namespace Impl
+} // namespace sieve

@@ -1,0 +1,237 @@
+// Sieve tests — the scratch layouts (core/layout.hpp): every region inside its scratch.
+//
+// Sweeps n (small, block and tile boundaries of every face, powers of two,
+// INT32_MAX and a few hundred random sizes) and every host team size 1..256,
+// and checks that each region of each face's layout lies inside the scratch
+// the size rule promises (compactScratchBytes(n), reorderScratchBytes(n, e)),
+// is aligned for its elements, and shares no byte with the regions the same
+// face uses at the same time. No Kokkos, no device: pure arithmetic.
+#include <sieve/core/layout.hpp>
+#include <sieve/core/rules.hpp>
+#include <sieve/core/state.hpp>
+#include <sieve/core/tuning.hpp>
+#include <sieve/native/host/team.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using sieve::Impl::CompactLayout;
+using sieve::Impl::ReorderLayout;
+using sieve::Impl::ScratchRegion;
+namespace Tuning = sieve::Tuning;
+
+constexpr int kMaxThreads = 256;
+constexpr std::uint32_t kElemSizes[] = {1u, 2u, 4u, 8u, 16u};
+
+/// The sizes swept: fixed edge cases, every face's tile and block boundaries
+/// (and a few multiples) +-1, and random sizes (fixed seed, log-uniform).
+std::vector<std::int64_t> sizes() {
+  // clang-format off
+  std::vector<std::int64_t> v = {0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 1023, 1024, 1025,
+                                 4095, 4096, 4097, (1 << 20) - 1, 1 << 20, (1 << 20) + 1,
+                                 (1 << 24) + 17, INT32_MAX - 1, INT32_MAX};
+  // clang-format on
+  const std::int64_t units[] = {
+      32,                                          // a keep-bit word
+      Tuning::Cuda::kCompactTile,                  // CUDA compaction tile
+      Tuning::Portable::kTileGroups * 32,          // portable compaction tile
+      Tuning::Host::kCompactMinPerThread,          // host compaction team step
+      Tuning::Host::kReorderMinPerThread,          // host reorder team step
+      sieve::kScanScratchBlock * 32,               // scan block of the word counts
+      Tuning::Cuda::kScanTile<std::uint32_t> * 32, // CUDA scan tile of the word counts
+      Tuning::Cuda::kScanTile<std::uint32_t> * Tuning::Cuda::kScanTile<std::uint32_t> * 32,
+      sieve::kScanScratchBlock * sieve::kScanScratchBlock * 32,
+  };
+  for (const std::int64_t u : units)
+    for (const std::int64_t k : {1, 2, 3, 7, 255, 256, 257})
+      for (const std::int64_t d : {-1, 0, 1}) {
+        const std::int64_t n = u * k + d;
+        if (n >= 0 && n <= INT32_MAX) v.push_back(n);
+      }
+  std::mt19937_64 rng(20240601u);
+  std::uniform_real_distribution<double> lg(0.0, 31.0);
+  for (int i = 0; i < 300; ++i)
+    v.push_back(std::min<std::int64_t>(INT32_MAX, static_cast<std::int64_t>(std::exp2(lg(rng)))));
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+std::string show(const ScratchRegion& r) {
+  std::ostringstream s;
+  s << "[" << r.offset << ", " << r.end() << ")";
+  return s.str();
+}
+
+/// Every named region lies inside [0, limit), is aligned to `align`, and no
+/// two of them share a byte.
+struct Check {
+  std::int64_t n;
+  int threads;
+  std::size_t limit;
+  std::vector<std::pair<std::string, ScratchRegion>> regions;
+
+  void add(const std::string& name, const ScratchRegion& r, std::size_t align) {
+    EXPECT_LE(r.end(), limit) << name << " " << show(r) << " past the scratch, n = " << n
+                              << ", threads = " << threads;
+    EXPECT_EQ(r.offset % align, 0u) << name << " misaligned, n = " << n;
+    for (const auto& [other, o] : regions)
+      EXPECT_FALSE(r.overlaps(o)) << name << " " << show(r) << " overlaps " << other << " "
+                                  << show(o) << ", n = " << n << ", threads = " << threads;
+    regions.emplace_back(name, r);
+  }
+};
+
+/// The team size a host twin runs with for `work` units when `maxThreads`
+/// are available: the face's own launch helper.
+int hostTeam(std::int64_t work, std::int64_t minPerThread, int maxThreads) {
+  return sieve::Impl::teamSizeFor(sieve::HostTeam{maxThreads}, work, minPerThread);
+}
+
+TEST(Layout, SizesCoverEveryBoundary) {
+  const auto v = sizes();
+  EXPECT_GE(v.size(), 300u);
+  EXPECT_EQ(v.front(), 0);
+  EXPECT_EQ(v.back(), INT32_MAX);
+}
+
+TEST(Layout, CompactRegionsFitAndDoNotOverlap) {
+  for (const std::int64_t n : sizes()) {
+    const std::size_t limit = sieve::compactScratchBytes(n);
+    // Host twin: its counts, for every team it can run with.
+    for (int t = 1; t <= kMaxThreads; ++t) {
+      const int threads = hostTeam(n, Tuning::Host::kCompactMinPerThread, t);
+      ASSERT_LE(threads, CompactLayout::hostMaxThreads(n)) << "n = " << n;
+      Check host{n, threads, limit, {}};
+      host.add("host kept", CompactLayout::hostKept(threads), 4);
+      host.add("host live", CompactLayout::hostLive(threads), 4);
+      if (threads > 1) {
+        ASSERT_EQ(CompactLayout::hostKept(threads).bytes, 4u * threads);
+        ASSERT_EQ(CompactLayout::hostLive(threads).bytes, 4u * threads);
+      }
+    }
+    // The largest team the layout admits fits too.
+    Check hostMax{n, CompactLayout::hostMaxThreads(n), limit, {}};
+    hostMax.add("host kept", CompactLayout::hostKept(hostMax.threads), 4);
+    hostMax.add("host live", CompactLayout::hostLive(hostMax.threads), 4);
+    // CUDA: tile status words and the tile counter.
+    const std::int64_t tiles = CompactLayout::cudaTiles(n);
+    ASSERT_EQ(tiles, (n + Tuning::Cuda::kCompactTile - 1) / Tuning::Cuda::kCompactTile);
+    Check cuda{n, 0, limit, {}};
+    cuda.add("cuda status", CompactLayout::cudaTileStatus(tiles), 8);
+    cuda.add("cuda counter", CompactLayout::cudaTileCounter(tiles), 8);
+    const ScratchRegion cleared = CompactLayout::cudaCleared(tiles);
+    EXPECT_LE(cleared.end(), limit) << "n = " << n;
+    if (tiles > 1) {
+      EXPECT_EQ(CompactLayout::cudaTileStatus(tiles).bytes, 8u * tiles);
+      EXPECT_EQ(cleared.offset, 0u);
+      EXPECT_EQ(cleared.end(), CompactLayout::cudaTileCounter(tiles).end());
+    } else {
+      EXPECT_EQ(cleared.bytes, 0u);
+    }
+    // Portable: three words per tile.
+    const std::int64_t ntiles = CompactLayout::portableTiles(n);
+    ASSERT_EQ(ntiles, (sieve::Impl::groups32(n) + Tuning::Portable::kTileGroups - 1) /
+                          Tuning::Portable::kTileGroups);
+    Check portable{n, 0, limit, {}};
+    portable.add("portable kept", CompactLayout::portableTileKept(ntiles), 4);
+    portable.add("portable live", CompactLayout::portableTileLive(ntiles), 4);
+    portable.add("portable off", CompactLayout::portableTileOff(ntiles), 4);
+    EXPECT_EQ(CompactLayout::portableTileOff(ntiles).bytes, 4u * ntiles);
+  }
+}
+
+TEST(Layout, ReorderRegionsFitAndDoNotOverlap) {
+  for (const std::int64_t n : sizes()) {
+    const std::int64_t words = ReorderLayout::words(n);
+    ASSERT_EQ(words, (n + 31) / 32);
+    // The staging plane starts past the compaction scratch, 16-byte aligned.
+    EXPECT_GE(ReorderLayout::stage(n, 1).offset, sieve::compactScratchBytes(n));
+    // What the CUDA scan of the word counts writes fits its region.
+    EXPECT_LE(sieve::Impl::scanBlockSumsElems(words, Tuning::Cuda::kScanTile<std::uint32_t>),
+              sieve::scanScratchElems(words))
+        << "n = " << n;
+    for (const std::uint32_t e : kElemSizes) {
+      const std::size_t limit = sieve::reorderScratchBytes(n, e);
+      // Every plane a reorder with widest element e moves has its stage inside.
+      for (const std::uint32_t w : kElemSizes) {
+        if (w > std::max(e, 4u)) continue;
+        EXPECT_LE(ReorderLayout::stage(n, w).end(), limit) << "n = " << n << ", e = " << e;
+      }
+      // CUDA and portable: keep bits, word offsets, kept count, scan block
+      // sums and the stage, all live at once.
+      Check dev{n, 0, limit, {}};
+      dev.add("bits", ReorderLayout::bits(n), 4);
+      dev.add("wordOff", ReorderLayout::wordOff(n), 4);
+      dev.add("cnt", ReorderLayout::cnt(n), 4);
+      dev.add("scan sums", ReorderLayout::scanSums(n), 4);
+      dev.add("stage", ReorderLayout::stage(n, e), 16);
+      EXPECT_EQ(ReorderLayout::stage(n, e).end(), limit) << "n = " << n << ", e = " << e;
+      // Host twin: keep bits, per-thread counts and the stage, for every team
+      // it can run with (its team is sized by the span, at most n).
+      for (int t = 1; t <= kMaxThreads; ++t) {
+        const int threads = hostTeam(n, Tuning::Host::kReorderMinPerThread, t);
+        ASSERT_LE(threads, ReorderLayout::hostMaxThreads(n)) << "n = " << n;
+        Check host{n, threads, limit, {}};
+        host.add("bits", ReorderLayout::bits(n), 4);
+        host.add("host shared", ReorderLayout::hostShared(n, threads), 4);
+        host.add("stage", ReorderLayout::stage(n, e), 16);
+      }
+      Check hostMax{n, ReorderLayout::hostMaxThreads(n), limit, {}};
+      hostMax.add("bits", ReorderLayout::bits(n), 4);
+      hostMax.add("host shared", ReorderLayout::hostShared(n, hostMax.threads), 4);
+      hostMax.add("stage", ReorderLayout::stage(n, e), 16);
+    }
+  }
+}
+
+TEST(Layout, ScanScratchCoversEveryFace) {
+  // No face scans in blocks smaller than the rule's: what each writes fits
+  // scanScratchElems(n).
+  for (const std::int64_t n : sizes()) {
+    const std::int64_t rule = sieve::scanScratchElems(n);
+    EXPECT_LE(sieve::Impl::scanBlockSumsElems(n, Tuning::Cuda::kScanTile<std::uint32_t>), rule);
+    EXPECT_LE(sieve::Impl::scanBlockSumsElems(n, Tuning::Cuda::kScanTile<std::uint64_t>), rule);
+    const std::int64_t hostBlock = Tuning::Host::kScanBlock;
+    const std::int64_t hostBlocks = (n + hostBlock - 1) / hostBlock;
+    EXPECT_LE(hostBlocks, rule) << "n = " << n;
+  }
+}
+
+TEST(Layout, Polarity) {
+  using sieve::Impl::keeps;
+  using sieve::Impl::keepXorMask;
+  for (const std::uint32_t flags : {0u, sieve::kCompactMaskIsDrop}) {
+    for (int b = 0; b < 256; ++b) {
+      const auto byte = static_cast<std::uint8_t>(b);
+      const bool viaMask = ((byte != 0 ? 1u : 0u) ^ (keepXorMask<std::uint32_t>(flags) & 1u)) != 0;
+      EXPECT_EQ(keeps(byte, flags), viaMask) << "byte " << b << ", flags " << flags;
+    }
+    EXPECT_EQ(keepXorMask<std::uint64_t>(flags), flags ? ~0ull : 0ull);
+    EXPECT_EQ(sieve::Impl::keepXorMaskForZeroBits<std::uint32_t>(flags),
+              static_cast<std::uint32_t>(~keepXorMask<std::uint32_t>(flags)));
+    EXPECT_EQ(keepXorMask<std::uint16_t>(flags), flags ? 0xFFFFu : 0u);
+  }
+}
+
+TEST(Layout, ReorderEpilogue) {
+  std::uint32_t count = 7, span = 9, fire = 1;
+  sieve::Impl::reorderEpilogue(&count, &span, &fire, 5u);
+  EXPECT_EQ(count, 5u);
+  EXPECT_EQ(span, 5u);
+  EXPECT_EQ(fire, 0u);
+  sieve::Impl::reorderEpilogue(&count, &span, nullptr, 0u);
+  EXPECT_EQ(count, 0u);
+  EXPECT_EQ(span, 0u);
+}
+
+} // namespace
