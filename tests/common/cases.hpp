@@ -12,18 +12,19 @@ namespace sieve_test {
 
 /// The sample counts of the compaction / reorder cases.
 inline const std::vector<std::int64_t>& sizes() {
-  static const std::vector<std::int64_t> s{0,    1,    7,    31,     32,     33,
-                                           255,  256,  257,  4095,   4096,   4097,
-                                           100003, 300007, (std::int64_t(1) << 20) + 4099};
+  static const std::vector<std::int64_t> s{
+      0,    1,    7,      31,     32,
+      33,   255,  256,    257,    4095,
+      4096, 4097, 100003, 300007, (std::int64_t(1) << 20) + 4099};
   return s;
 }
 
 enum class MaskKind { Random20, Random50, Random90, All, None, Alternating, OneRun };
 
 inline const std::vector<MaskKind>& maskKinds() {
-  static const std::vector<MaskKind> k{MaskKind::Random20, MaskKind::Random50, MaskKind::Random90,
-                                       MaskKind::All,      MaskKind::None,     MaskKind::Alternating,
-                                       MaskKind::OneRun};
+  static const std::vector<MaskKind> k{
+      MaskKind::Random20, MaskKind::Random50,    MaskKind::Random90, MaskKind::All,
+      MaskKind::None,     MaskKind::Alternating, MaskKind::OneRun};
   return k;
 }
 
@@ -68,6 +69,27 @@ inline std::vector<std::uint8_t> makeMask(MaskKind k, std::int64_t n, std::uint3
   }
   }
   return m;
+}
+
+/// One case of the size x mask x polarity sweep.
+struct MaskCase {
+  std::int64_t n;
+  MaskKind kind;
+  bool drop; ///< polarity: a set byte drops (true) or keeps (false) its sample
+};
+
+/// Every size x kind x polarity, in that order.
+inline std::vector<MaskCase> maskCases(const std::vector<MaskKind>& kinds = maskKinds()) {
+  std::vector<MaskCase> out;
+  for (const auto n : sizes())
+    for (const auto k : kinds)
+      for (const bool drop : {false, true}) out.push_back({n, k, drop});
+  return out;
+}
+
+/// "n4097_random20_keep": the readable name of a case (and its gtest suffix).
+inline std::string name(const MaskCase& c) {
+  return "n" + std::to_string(c.n) + "_" + name(c.kind) + (c.drop ? "_drop" : "_keep");
 }
 
 /// A mask with every 5th sample kept (a scattered 20%), or the first 20% kept

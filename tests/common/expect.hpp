@@ -10,7 +10,7 @@
 namespace sieve_test {
 
 template <class F>
-void expectInvalid(F&& f, const char* needle) {
+void expectInvalid(F&& f, const std::string& needle) {
   try {
     f();
     ADD_FAILURE() << "no std::invalid_argument, expected one mentioning: " << needle;

@@ -30,3 +30,25 @@ inline std::vector<std::uint64_t> affineMaps(std::int64_t n, std::uint32_t seed)
 }
 
 } // namespace sieve_test
+
+namespace sieve_test {
+
+/// Bitwise xor (integers): associative and commutative, no identity() — so the
+/// scans must be given `init`.
+struct XorOp {
+  template <class T>
+  SIEVE_INLINE T operator()(const T& a, const T& b) const {
+    return static_cast<T>(a ^ b);
+  }
+};
+
+/// The value of larger magnitude (floating point; ties keep the left one):
+/// associative, not a sum.
+struct AbsMaxOp {
+  template <class T>
+  SIEVE_INLINE T operator()(const T& a, const T& b) const {
+    return (b < 0 ? -b : b) > (a < 0 ? -a : a) ? b : a;
+  }
+};
+
+} // namespace sieve_test

@@ -24,7 +24,8 @@ inline RefCompact refCompact(const std::uint8_t* mask, std::int64_t n, bool drop
   r.count = static_cast<std::uint32_t>(r.map.size());
   for (std::int64_t g = 0; g * 32 < n; ++g) {
     bool any = false;
-    for (std::int64_t i = g * 32; i < n && i < g * 32 + 32; ++i) any = any || refKeeps(mask[i], drop);
+    for (std::int64_t i = g * 32; i < n && i < g * 32 + 32; ++i)
+      any = any || refKeeps(mask[i], drop);
     r.live32 += any ? 1u : 0u;
   }
   return r;
@@ -35,6 +36,19 @@ inline std::uint32_t refFire(std::uint32_t count, std::uint32_t live32, std::uin
                              float theta) {
   const double cap = double(theta) * 32.0 * double(live32);
   return (double(count) < cap && count < span && span >= 4096u) ? 1u : 0u;
+}
+
+/// Copy one element of `elem` bytes (1, 2, 4, 8 or 16): fixed-size copies the
+/// compiler inlines (the references move millions of elements).
+inline void copyElem(unsigned char* dst, const unsigned char* src, std::uint32_t elem) {
+  switch (elem) {
+  case 1: *dst = *src; break;
+  case 2: std::memcpy(dst, src, 2); break;
+  case 4: std::memcpy(dst, src, 4); break;
+  case 8: std::memcpy(dst, src, 8); break;
+  case 16: std::memcpy(dst, src, 16); break;
+  default: std::memcpy(dst, src, elem); break;
+  }
 }
 
 /// One plane of raw bytes, `elem` bytes per sample.
@@ -73,17 +87,32 @@ inline void refReorder(RefState& s, std::int64_t n, bool drop, bool useFire) {
   for (auto& p : s.planes) {
     std::vector<unsigned char> old = p.bytes;
     for (std::int64_t t = 0; t < sp; ++t)
-      std::memcpy(&p.bytes[static_cast<std::size_t>(t) * p.elem],
-                  &old[static_cast<std::size_t>(order[static_cast<std::size_t>(t)]) * p.elem], p.elem);
+      copyElem(&p.bytes[static_cast<std::size_t>(t) * p.elem],
+               &old[static_cast<std::size_t>(order[static_cast<std::size_t>(t)]) * p.elem], p.elem);
   }
   std::vector<std::int32_t> oldPerm = s.perm;
   for (std::int64_t t = 0; t < sp; ++t)
-    s.perm[static_cast<std::size_t>(t)] = oldPerm[static_cast<std::size_t>(order[static_cast<std::size_t>(t)])];
+    s.perm[static_cast<std::size_t>(t)] =
+        oldPerm[static_cast<std::size_t>(order[static_cast<std::size_t>(t)])];
   for (std::int64_t t = 0; t < sp; ++t)
-    s.inv[static_cast<std::size_t>(s.perm[static_cast<std::size_t>(t)])] = static_cast<std::int32_t>(t);
+    s.inv[static_cast<std::size_t>(s.perm[static_cast<std::size_t>(t)])] =
+        static_cast<std::int32_t>(t);
   for (std::uint32_t t = 0; t < kept; ++t) s.map[t] = static_cast<std::int32_t>(t);
   s.count = s.span = kept;
   if (useFire) s.fire = 0;
+}
+
+/// The restore as the specification words it: sample i back at slot i — a
+/// gather by inv over all n slots of every plane (the mask included) — and
+/// perm / inv the identity; index map, count, span and fire untouched.
+inline void refRestore(RefState& s) {
+  const std::size_t n = s.inv.size();
+  for (auto& p : s.planes) {
+    const std::vector<unsigned char> old = p.bytes;
+    for (std::size_t i = 0; i < n; ++i)
+      copyElem(&p.bytes[i * p.elem], &old[static_cast<std::size_t>(s.inv[i]) * p.elem], p.elem);
+  }
+  for (std::size_t i = 0; i < n; ++i) s.perm[i] = s.inv[i] = static_cast<std::int32_t>(i);
 }
 
 /// Deterministic content for plane `p` of element size `elem`: every byte a

@@ -26,9 +26,10 @@ inline const std::string& noDeviceReason() {
   return reason;
 }
 
-#define SIEVE_REQUIRE_DEVICE()                                                   \
-  do {                                                                           \
-    if (!::sieve_test::noDeviceReason().empty())                                 \
+/// Skip a CUDA-only test without a GPU.
+#define SIEVE_REQUIRE_DEVICE()                                                           \
+  do {                                                                                   \
+    if (!::sieve_test::noDeviceReason().empty())                                         \
       GTEST_SKIP() << ::sieve_test::noDeviceReason() << ": the CUDA tests run on a GPU"; \
   } while (0)
 
@@ -83,8 +84,6 @@ class DeviceBytes {
   void* ptr_ = nullptr;
 };
 
-inline std::uint32_t word(const DeviceBytes& d) {
-  return d.download<std::uint32_t>(1)[0];
-}
+inline std::uint32_t word(const DeviceBytes& d) { return d.download<std::uint32_t>(1)[0]; }
 
 } // namespace sieve_test

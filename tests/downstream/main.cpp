@@ -24,12 +24,12 @@ int main(int argc, char* argv[]) {
   sieve::Trigger<Mem> trig("trig");
   Kokkos::deep_copy(trig.span, static_cast<std::uint32_t>(n));
   Exec exec;
-  sieve::compact(exec, alive, 0u, map, count, scratch, trig);
+  sieve::compact(exec, alive, map, count, scratch, trig);
   sieve::inclusive_scan(exec, map, perm);
   Kokkos::parallel_for(
       "ids", Kokkos::RangePolicy<Exec>(exec, 0, n),
       KOKKOS_LAMBDA(const std::int64_t i) { perm(i) = inv(i) = static_cast<std::int32_t>(i); });
-  sieve::reorder(exec, alive, 0u, perm, inv, map, count, trig.span, Kokkos::View<std::uint32_t, Mem>(),
+  sieve::reorder(exec, alive, perm, inv, map, count, trig.span, Kokkos::View<std::uint32_t, Mem>(),
                  scratch, alive, x);
   exec.fence();
   std::uint32_t kept = 0;

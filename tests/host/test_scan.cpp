@@ -1,10 +1,9 @@
-// Sieve host tests — cpu::Scan against the sequential reference.
-#include <sieve/native/host/scan.hpp>
-
-#include "../common/cases.hpp"
-#include "../common/ops.hpp"
-#include "../common/reference.hpp"
-#include "host_common.hpp"
+// Sieve host tests — cpu::Scan: the shared scan suite on the host twins, then
+// what only this face has: the default init, other block sizes, the argument
+// checks, and (HostScanOpenMP, run by the host.omp4 ctest entry, fixed teams
+// of up to 4 threads) the behaviour inside and around OpenMP parallel regions.
+#include "../common/suite_scan.hpp"
+#include "face.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,99 +19,9 @@
 
 using namespace sieve_test;
 
-namespace {
+SIEVE_SCAN_SUITE(HostScan, HostFace, ::sieve_test::sizes());
 
-/// Associative user operators: a bitwise one for integers, "the value of
-/// larger magnitude" for floating point.
-struct XorOp {
-  template <class T>
-  T operator()(T a, T b) const {
-    return a ^ b;
-  }
-};
-struct AbsMaxOp {
-  template <class T>
-  T operator()(T a, T b) const {
-    return std::fabs(b) > std::fabs(a) ? b : a;
-  }
-};
-
-template <class T, class Op>
-void checkScan(Op op, T init, const char* opName) {
-  for (const auto n : sizes()) {
-    if (std::is_same_v<T, float> && n > (1 << 20)) continue; // keep float sums exact
-    const auto in = smallInts<T>(n, 3);
-    for (const bool inclusive : {true, false}) {
-      SCOPED_TRACE(std::string(opName) + " n=" + std::to_string(n) + (inclusive ? " incl" : " excl"));
-      const auto ref = refScan(in, op, init, inclusive);
-      forEachHostConfig([&](const HostConfig& c) {
-        std::vector<T> out(in.size(), T(77)), bs(in.size() + 1, T(55));
-        if (inclusive)
-          sieve::cpu::Scan::inclusive<T, Op>(sieve::HostTeam{c.threads}, in.data(), out.data(),
-                                             bs.data(), n, init, op);
-        else
-          sieve::cpu::Scan::exclusive<T, Op>(sieve::HostTeam{c.threads}, in.data(), out.data(),
-                                             bs.data(), n, init, op);
-        ASSERT_EQ(0, compareBytes(out.data(), ref.data(), ref.size() * sizeof(T)));
-        ASSERT_EQ(bs[in.size()], T(55)) << "blockSums written past n elements";
-      });
-    }
-  }
-}
-
-} // namespace
-
-TEST(HostScan, Int32SumMinMaxCustom) {
-  checkScan<std::int32_t>(sieve::Sum{}, 0, "sum");
-  checkScan<std::int32_t>(sieve::Sum{}, 1000, "sum+init");
-  checkScan<std::int32_t>(sieve::Min{}, sieve::Min::identity<std::int32_t>(), "min");
-  checkScan<std::int32_t>(sieve::Max{}, -3, "max+init");
-  checkScan<std::int32_t>(XorOp{}, 0x55, "xor");
-}
-
-TEST(HostScan, Int64) {
-  checkScan<std::int64_t>(sieve::Sum{}, std::int64_t(1) << 40, "sum+init");
-  checkScan<std::int64_t>(sieve::Max{}, sieve::Max::identity<std::int64_t>(), "max");
-}
-
-TEST(HostScan, OrderSensitiveOperator) {
-  for (const auto n : sizes()) {
-    const auto in = affineMaps(n, 21);
-    const std::uint64_t init = affineMaps(1, 22)[0];
-    for (const bool inclusive : {true, false}) {
-      SCOPED_TRACE("n=" + std::to_string(n) + (inclusive ? " incl" : " excl"));
-      const auto ref = refScan(in, Affine{}, init, inclusive);
-      forEachHostConfig([&](const HostConfig& c) {
-        std::vector<std::uint64_t> out(in.size()), bs(in.size());
-        sieve::cpu::Scan::scan<std::uint64_t, Affine, true>(sieve::HostTeam{c.threads}, in.data(),
-                                                             out.data(), bs.data(), n, init);
-        if (!inclusive)
-          sieve::cpu::Scan::scan<std::uint64_t, Affine, false>(sieve::HostTeam{c.threads}, in.data(),
-                                                                out.data(), bs.data(), n, init);
-        ASSERT_EQ(out, ref);
-      });
-    }
-  }
-}
-
-TEST(HostScan, UnsignedWrapsLikeTheReference) {
-  std::vector<std::uint32_t> in(100003, 0x9E3779B9u);
-  std::vector<std::uint32_t> out(in.size()), bs(in.size());
-  const auto ref = refScan(in, [](std::uint32_t a, std::uint32_t b) { return a + b; }, 7u, true);
-  sieve::cpu::Scan::inclusive<std::uint32_t, sieve::Sum>(in.data(), out.data(), bs.data(),
-                                                          static_cast<std::int64_t>(in.size()), 7u);
-  EXPECT_EQ(out, ref);
-}
-
-TEST(HostScan, FloatAndDouble) {
-  checkScan<float>(sieve::Sum{}, 0.5f, "float sum+init");
-  checkScan<float>(sieve::Min{}, sieve::Min::identity<float>(), "float min");
-  checkScan<float>(AbsMaxOp{}, 0.0f, "float absmax");
-  checkScan<double>(sieve::Sum{}, 0.0, "double sum");
-  checkScan<double>(sieve::Max{}, 2.0, "double max+init");
-}
-
-TEST(HostScan, DefaultInitIsTheIdentity) {
+TEST(HostScanNative, DefaultInitIsTheIdentity) {
   const auto in = smallInts<std::int32_t>(5000, 9);
   std::vector<std::int32_t> out(in.size()), bs(in.size());
   sieve::cpu::Scan::inclusive<std::int32_t, sieve::Min>(in.data(), out.data(), bs.data(), 5000);
@@ -121,30 +30,35 @@ TEST(HostScan, DefaultInitIsTheIdentity) {
   EXPECT_EQ(out, refScan(in, sieve::Sum{}, 0, false));
 }
 
-TEST(HostScan, InPlace) {
-  const auto a = smallInts<std::int32_t>(300007, 4);
-  auto x = a, y = a;
-  std::vector<std::int32_t> bs(a.size());
-  sieve::cpu::Scan::inclusive<std::int32_t, sieve::Sum>(x.data(), x.data(), bs.data(), 300007, 5);
-  EXPECT_EQ(x, refScan(a, sieve::Sum{}, 5, true));
-  sieve::cpu::Scan::exclusive<std::int32_t, sieve::Sum>(y.data(), y.data(), bs.data(), 300007, 5);
-  EXPECT_EQ(y, refScan(a, sieve::Sum{}, 5, false));
-  auto z = a;
-  sieve::cpu::Scan::exclusive<std::int32_t, sieve::Max>(z.data(), z.data(), bs.data(), 300007, -9);
-  EXPECT_EQ(z, refScan(a, sieve::Max{}, -9, false));
-}
-
-TEST(HostScan, OtherBlockSizes) {
+TEST(HostScanNative, OtherBlockSizes) {
   const auto in = smallInts<std::int64_t>(100003, 5);
   std::vector<std::int64_t> out(in.size()), bs(in.size());
-  sieve::cpu::Scan::inclusive<std::int64_t, sieve::Sum, 64>(in.data(), out.data(), bs.data(), 100003);
+  sieve::cpu::Scan::inclusive<std::int64_t, sieve::Sum, 64>(in.data(), out.data(), bs.data(),
+                                                            100003);
   EXPECT_EQ(out, refScan(in, sieve::Sum{}, std::int64_t(0), true));
   sieve::cpu::Scan::exclusive<std::int64_t, sieve::Max, 7>(in.data(), out.data(), bs.data(), 100003,
                                                            std::int64_t(-100));
   EXPECT_EQ(out, refScan(in, sieve::Max{}, std::int64_t(-100), false));
 }
 
-TEST(HostScan, InsideAnActiveParallelRegionWorkShares) {
+TEST(HostScanNative, RejectsBadArguments) {
+  std::vector<std::int32_t> a(100), b(100), s(100);
+  using S = sieve::cpu::Scan;
+  EXPECT_THROW((S::inclusive<std::int32_t, sieve::Sum>(a.data(), b.data(), s.data(), -1)),
+               std::invalid_argument);
+  EXPECT_THROW(
+      (S::inclusive<std::int32_t, sieve::Sum>(a.data(), b.data(), s.data(), std::int64_t(1) << 31)),
+      std::invalid_argument);
+  EXPECT_THROW((S::inclusive<std::int32_t, sieve::Sum>(nullptr, b.data(), s.data(), 10)),
+               std::invalid_argument);
+  EXPECT_THROW((S::inclusive<std::int32_t, sieve::Sum>(a.data(), a.data() + 1, s.data(), 10)),
+               std::invalid_argument);
+  EXPECT_THROW((S::exclusive<std::int32_t, sieve::Sum>(a.data(), b.data(), a.data() + 5, 10)),
+               std::invalid_argument);
+  EXPECT_NO_THROW((S::inclusive<std::int32_t, sieve::Sum>(nullptr, nullptr, nullptr, 0)));
+}
+
+TEST(HostScanOpenMP, InsideAnActiveParallelRegionWorkShares) {
   const std::int64_t n = (1 << 20) + 4099;
   const auto in = smallInts<std::int32_t>(n, 6);
   const auto ref = refScan(in, sieve::Sum{}, 11, true);
@@ -165,7 +79,7 @@ TEST(HostScan, InsideAnActiveParallelRegionWorkShares) {
   EXPECT_EQ(ex, refEx) << "team of " << teamSize;
 }
 
-TEST(HostScan, InsideARegionResultsAreCompleteOnReturn) {
+TEST(HostScanOpenMP, InsideARegionResultsAreCompleteOnReturn) {
   // Two scans back to back in one region, sharing blockSums, each result read
   // by one thread right after its call: the call must not return early.
   struct SlowSum { // a sum that takes its time on the last thread of the team
@@ -193,7 +107,7 @@ TEST(HostScan, InsideARegionResultsAreCompleteOnReturn) {
   EXPECT_EQ(outB, refScan(b, sieve::Sum{}, std::int64_t(0), true));
 }
 
-TEST(HostScan, NestedTeamFromInsideAParallelRegion) {
+TEST(HostScanOpenMP, NestedTeamFromInsideAParallelRegion) {
   // Two threads each run their own scan on a HostTeam: no work sharing across them.
   const std::int64_t n = 200003;
   const std::vector<std::vector<std::int32_t>> in{smallInts<std::int32_t>(n, 1),
@@ -208,14 +122,14 @@ TEST(HostScan, NestedTeamFromInsideAParallelRegion) {
     const int id = 0, size = 1;
 #endif
     for (int k = id; k < 2; k += size)
-      sieve::cpu::Scan::inclusive<std::int32_t, sieve::Sum>(
-          sieve::HostTeam{2}, in[k].data(), out[k].data(), bs[k].data(), n);
+      sieve::cpu::Scan::inclusive<std::int32_t, sieve::Sum>(sieve::HostTeam{2}, in[k].data(),
+                                                            out[k].data(), bs[k].data(), n);
   }
   EXPECT_EQ(out[0], refScan(in[0], sieve::Sum{}, 0, true));
   EXPECT_EQ(out[1], refScan(in[1], sieve::Sum{}, 0, true));
 }
 
-TEST(HostScan, FloatBitsIndependentOfThreadCount) {
+TEST(HostScanOpenMP, FloatBitsIndependentOfThreadCount) {
   std::mt19937 g(12);
   std::uniform_real_distribution<double> d(-1.0, 1.0);
   std::vector<double> in((1 << 20) + 4099);
@@ -225,27 +139,11 @@ TEST(HostScan, FloatBitsIndependentOfThreadCount) {
     for (int rep = 0; rep < 2; ++rep) {
       std::vector<double> out(in.size()), bs(in.size());
       sieve::cpu::Scan::inclusive<double, sieve::Sum>(sieve::HostTeam{t}, in.data(), out.data(),
-                                                      bs.data(), static_cast<std::int64_t>(in.size()));
+                                                      bs.data(),
+                                                      static_cast<std::int64_t>(in.size()));
       if (first.empty()) first = out;
       ASSERT_EQ(0, compareBytes(first.data(), out.data(), out.size() * sizeof(double)))
           << t << " threads, repetition " << rep;
     }
   }
-}
-
-TEST(HostScan, RejectsBadArguments) {
-  std::vector<std::int32_t> a(100), b(100), s(100);
-  using S = sieve::cpu::Scan;
-  EXPECT_THROW((S::inclusive<std::int32_t, sieve::Sum>(a.data(), b.data(), s.data(), -1)),
-               std::invalid_argument);
-  EXPECT_THROW((S::inclusive<std::int32_t, sieve::Sum>(a.data(), b.data(), s.data(),
-                                                       std::int64_t(1) << 31)),
-               std::invalid_argument);
-  EXPECT_THROW((S::inclusive<std::int32_t, sieve::Sum>(nullptr, b.data(), s.data(), 10)),
-               std::invalid_argument);
-  EXPECT_THROW((S::inclusive<std::int32_t, sieve::Sum>(a.data(), a.data() + 1, s.data(), 10)),
-               std::invalid_argument);
-  EXPECT_THROW((S::exclusive<std::int32_t, sieve::Sum>(a.data(), b.data(), a.data() + 5, 10)),
-               std::invalid_argument);
-  EXPECT_NO_THROW((S::inclusive<std::int32_t, sieve::Sum>(nullptr, nullptr, nullptr, 0)));
 }

@@ -26,13 +26,17 @@ inline const char* kTestBackend = "cuda";
 #endif
 
 using TestMem = TestExec::memory_space;
+/// Views of the test's space *and* execution space: the overloads without an
+/// instance then run on TestExec too (a View of HostSpace alone would run them
+/// on the default host space).
+using TestDevice = Kokkos::Device<TestExec, TestMem>;
 
 namespace sieve_test {
 
 template <class T>
-using DView = Kokkos::View<T*, TestMem>;
-using Word = Kokkos::View<std::uint32_t, TestMem>;
-using Bytes = Kokkos::View<unsigned char*, TestMem>;
+using DView = Kokkos::View<T*, TestDevice>;
+using Word = Kokkos::View<std::uint32_t, TestDevice>;
+using Bytes = Kokkos::View<unsigned char*, TestDevice>;
 
 template <class T>
 DView<T> toDevice(const std::vector<T>& v, const std::string& label = "sieve_test") {

@@ -60,7 +60,7 @@ TEST(Api, DispatchIsObservable) {
   TestExec exec;
   {
     Observer obs;
-    sieve::compact(exec, mask, 0u, map, count, scratch);
+    sieve::compact(exec, mask, map, count, scratch);
     exec.fence();
     EXPECT_TRUE(Observer::saw(std::string("region sieve::compact[") + kTestBackend + "]"))
         << "the " << kTestBackend << " face should have run";
@@ -73,7 +73,7 @@ TEST(Api, DispatchIsObservable) {
     Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, TestMem> two("two", n, 2);
     auto column = Kokkos::subview(two, Kokkos::ALL, 0);
     Observer obs;
-    sieve::compact(exec, column, 0u, map, count, scratch);
+    sieve::compact(exec, column, map, count, scratch);
     exec.fence();
     EXPECT_TRUE(Observer::saw("region sieve::compact[portable]"));
     EXPECT_TRUE(Observer::saw("kernel sieve::compact::count"));
@@ -95,13 +95,14 @@ TEST(Api, OverloadsWithoutAnInstance) {
   auto map = filled<std::int32_t>(n, -1);
   Word count = word(0);
   Bytes scratch("scratch", sieve::compact_scratch_bytes(n));
-  sieve::compact(mask, 0u, map, count, scratch);
+  EXPECT_EQ(sieve::compact(mask, map, count, scratch), ref.count)
+      << "the fencing form returns the count";
   std::uint32_t c = 0;
   Kokkos::deep_copy(c, count);
   EXPECT_EQ(c, ref.count);
   sieve::Trigger<TestMem> trig("trig");
   Kokkos::deep_copy(trig.span, static_cast<std::uint32_t>(n));
-  sieve::compact(mask, 0u, map, count, scratch, trig);
+  EXPECT_EQ(sieve::compact(mask, map, count, scratch, trig), ref.count);
   EXPECT_EQ(read(trig.live32), ref.live32);
 
   std::vector<std::int32_t> vals(static_cast<std::size_t>(n));
@@ -110,7 +111,7 @@ TEST(Api, OverloadsWithoutAnInstance) {
   DView<std::int32_t> out("out", n), sums("sums", n);
   sieve::inclusive_scan(in, out);
   EXPECT_EQ(toHost(out), refScan(vals, sieve::Sum{}, 0, true));
-  sieve::exclusive_scan(in, out, sieve::Max{}, -1000, sums);
+  sieve::exclusive_scan(in, out, -1000, sieve::Max{}, sums);
   EXPECT_EQ(toHost(out), refScan(vals, sieve::Max{}, -1000, false));
 
   DView<double> x("x", n);
@@ -122,7 +123,7 @@ TEST(Api, OverloadsWithoutAnInstance) {
   Kokkos::deep_copy(inv, hp);
   Word span = word(static_cast<std::uint32_t>(n));
   Bytes rscratch("rscratch", sieve::reorder_scratch_bytes(n, 8));
-  sieve::reorder(mask, 0u, perm, inv, map, count, span, Word(), rscratch, mask, x);
+  sieve::reorder(mask, perm, inv, map, count, span, Word(), rscratch, mask, x);
   std::uint32_t s = 0;
   Kokkos::deep_copy(s, span);
   EXPECT_EQ(s, ref.count);
@@ -144,32 +145,38 @@ TEST(Api, TwoInstancesConcurrently) {
   };
   auto makeJob = [&](const std::vector<std::uint8_t>& h) {
     std::vector<std::int32_t> v(static_cast<std::size_t>(n), 1);
-    return Job{toDevice(h), filled<std::int32_t>(n, -1), word(0),
-               Bytes("scratch", sieve::compact_scratch_bytes(n)), toDevice(v),
-               DView<std::int32_t>("out", n)};
+    return Job{toDevice(h), filled<std::int32_t>(n, -1),
+               word(0),     Bytes("scratch", sieve::compact_scratch_bytes(n)),
+               toDevice(v), DView<std::int32_t>("out", n)};
   };
   Job a = makeJob(hostA), b = makeJob(hostB);
-  auto work = [](const TestExec& exec, Job& j, std::uint32_t flags) {
+  auto work = [](const TestExec& exec, Job& j, sieve::MaskPolarity polarity) {
     for (int rep = 0; rep < 3; ++rep) {
-      sieve::compact(exec, j.mask, flags, j.map, j.count, j.scratch);
+      sieve::compact(exec, j.mask, polarity, j.map, j.count, j.scratch);
       sieve::inclusive_scan(exec, j.in, j.out);
     }
   };
 #if KOKKOS_VERSION >= 40000
   // Independent instances, each driven from its own host thread (an OpenMP
   // pool of one thread cannot be partitioned: then two handles of it, in turn).
-  const bool partition = !std::is_same_v<TestExec, Kokkos::DefaultHostExecutionSpace> ||
-                         TestExec().concurrency() >= 2;
+  const bool partition =
+      !std::is_same_v<TestExec, Kokkos::DefaultHostExecutionSpace> || TestExec().concurrency() >= 2;
   if (partition) {
     auto instances = Kokkos::Experimental::partition_space(TestExec(), 1, 1);
-    std::thread ta([&] { work(instances[0], a, 0u); instances[0].fence(); });
-    std::thread tb([&] { work(instances[1], b, sieve::kCompactMaskIsDrop); instances[1].fence(); });
+    std::thread ta([&] {
+      work(instances[0], a, sieve::MaskPolarity::keep);
+      instances[0].fence();
+    });
+    std::thread tb([&] {
+      work(instances[1], b, sieve::MaskPolarity::drop);
+      instances[1].fence();
+    });
     ta.join();
     tb.join();
   } else {
     TestExec ea, eb;
-    work(ea, a, 0u);
-    work(eb, b, sieve::kCompactMaskIsDrop);
+    work(ea, a, sieve::MaskPolarity::keep);
+    work(eb, b, sieve::MaskPolarity::drop);
     ea.fence();
     eb.fence();
   }
@@ -177,8 +184,8 @@ TEST(Api, TwoInstancesConcurrently) {
   // Kokkos 3.4 has no partitioned instances: two instances, calls interleaved
   // without a fence between them.
   TestExec ea, eb;
-  work(ea, a, 0u);
-  work(eb, b, sieve::kCompactMaskIsDrop);
+  work(ea, a, sieve::MaskPolarity::keep);
+  work(eb, b, sieve::MaskPolarity::drop);
   ea.fence();
   eb.fence();
 #endif

@@ -7,8 +7,8 @@
 #include "../common/cases.hpp"
 #include "../common/reference.hpp"
 
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 #include <cstring>
 #include <functional>
@@ -49,7 +49,8 @@ template <class E>
 Outputs runOn(const Input& in, Force force) {
   using M = typename E::memory_space;
   const auto n = static_cast<std::int64_t>(in.mask.size());
-  const std::uint32_t flags = in.drop ? sieve::kCompactMaskIsDrop : 0u;
+  const std::uint32_t flags = in.drop ? sieve::kCompactMaskIsDrop : 0u; // the internal faces'
+  const auto polarity = in.drop ? sieve::MaskPolarity::drop : sieve::MaskPolarity::keep;
   E exec;
   auto up = [&](const auto& v, const char* label) {
     using T = typename std::decay_t<decltype(v)>::value_type;
@@ -77,14 +78,16 @@ Outputs runOn(const Input& in, Force force) {
   Kokkos::View<Kokkos::Array<float, 4>*, M> f4("f4", n);
   Kokkos::deep_copy(s16, std::int16_t(-2));
   Kokkos::View<unsigned char*, M> rs("rs", sieve::reorder_scratch_bytes(n, 16));
-  Kokkos::View<std::int32_t*, M> scanned("scanned", n), sums("sums", n);
+  Kokkos::View<std::int32_t*, M> scanned("scanned", n),
+      sums("sums", sieve::scan_scratch_size<std::int32_t>(n));
 
   Outputs out;
   if (force == Force::Portable) {
     sieve::ReorderTrigger t{trig.live32.data(), trig.span.data(), trig.fire.data(), trig.theta};
-    sieve::Impl::Portable::compact(exec, std::string("sieve::test"), mask, flags, map, count.data(), cs.data(), &t, n);
+    sieve::Impl::Portable::compact(exec, std::string("sieve::test"), mask, flags, map, count.data(),
+                                   cs.data(), &t, n);
   } else {
-    sieve::compact(exec, mask, flags, map, count, cs, trig);
+    sieve::compact(exec, mask, polarity, map, count, cs, trig);
   }
   out.addView(map);
   out.addView(count);
@@ -92,10 +95,10 @@ Outputs runOn(const Input& in, Force force) {
   out.addView(trig.fire);
   Kokkos::deep_copy(trig.fire, 1u); // reorder unconditionally, through the fire word
   if (force == Force::Portable)
-    sieve::Impl::Portable::reorder(exec, std::string("sieve::test"), mask, flags, perm, inv, map, count.data(), trig.span.data(),
-                                   trig.fire.data(), rs.data(), n, x, mask, v, s16, f4);
-  else
-    sieve::reorder(exec, mask, flags, perm, inv, map, count, trig, rs, x, mask, v, s16, f4);
+    sieve::Impl::Portable::reorder(exec, std::string("sieve::test"), mask, flags, perm, inv, map,
+                                   count.data(), trig.span.data(), trig.fire.data(), rs.data(), n,
+                                   x, mask, v, s16, f4);
+  else sieve::reorder(exec, mask, polarity, perm, inv, map, count, trig, rs, x, mask, v, s16, f4);
   for (const auto* view : {&perm, &inv, &map}) out.addView(*view);
   out.addView(x);
   out.addView(mask);
@@ -104,14 +107,14 @@ Outputs runOn(const Input& in, Force force) {
   out.addView(trig.span);
   out.addView(trig.fire);
   if (force == Force::Portable)
-    sieve::Impl::Portable::scan<false>(exec, std::string("sieve::test"), v, scanned, sieve::Sum{}, std::int32_t(3), sums.data(), n);
-  else
-    sieve::exclusive_scan(exec, v, scanned, sieve::Sum{}, 3, sums);
+    sieve::Impl::Portable::scan<false>(exec, std::string("sieve::test"), v, scanned, sieve::Sum{},
+                                       std::int32_t(3), sums.data(), n);
+  else sieve::exclusive_scan(exec, v, scanned, 3, sieve::Sum{}, sums);
   out.addView(scanned);
   if (force == Force::Portable)
-    sieve::Impl::Portable::restore(exec, std::string("sieve::test"), perm, inv, rs.data(), n, x, mask, v);
-  else
-    sieve::restore(exec, perm, inv, rs, x, mask, v);
+    sieve::Impl::Portable::restore(exec, std::string("sieve::test"), perm, inv, rs.data(), n, x,
+                                   mask, v);
+  else sieve::restore(exec, perm, inv, rs, x, mask, v);
   out.addView(x);
   out.addView(mask);
   out.addView(perm);
@@ -158,7 +161,8 @@ Outputs runHostTwins(const Input& in) {
   out.add(&span, 4);
   out.add(&fire, 4);
   std::vector<std::int32_t> scanned(v.size()), sums(v.size() + 1);
-  sieve::cpu::Scan::exclusive<std::int32_t, sieve::Sum>(v.data(), scanned.data(), sums.data(), n, 3);
+  sieve::cpu::Scan::exclusive<std::int32_t, sieve::Sum>(v.data(), scanned.data(), sums.data(), n,
+                                                        3);
   out.add(scanned.data(), scanned.size() * 4);
   sieve::restoreHost(planes, 3, perm.data(), inv.data(), rs, n);
   out.add(x.data(), x.size() * 8);
@@ -169,39 +173,66 @@ Outputs runHostTwins(const Input& in) {
 
 } // namespace
 
-TEST(CrossBackend, EveryFaceWritesTheSameBytes) {
-  for (const auto n : sizes())
-    for (const auto kind : maskKinds())
-      for (const bool drop : {false, true}) {
-        // The largest size with two masks only: it is there to split every
-        // face across many threads / tiles, which one random mask does.
-        if (n > (1 << 20) && kind != MaskKind::Random50 && kind != MaskKind::OneRun) continue;
-        SCOPED_TRACE("n=" + std::to_string(n) + " mask=" + name(kind) + (drop ? " drop" : " keep"));
-        Input in{makeMask(kind, n), drop, std::vector<std::int32_t>(static_cast<std::size_t>(n))};
-        for (std::size_t i = 0; i < in.values.size(); ++i)
-          in.values[i] = static_cast<std::int32_t>((i * 2654435761u) % 1000) - 500;
-        std::map<std::string, Outputs> faces;
-        faces["host twins"] = runHostTwins(in);
+namespace {
+
+/// The sweep's cases; the largest size with two masks only: it is there to
+/// split every face across many threads / tiles, which one random mask does.
+std::vector<MaskCase> crossCases() {
+  std::vector<MaskCase> out;
+  for (const auto& c : maskCases())
+    if (c.n <= (1 << 20) || c.kind == MaskKind::Random50 || c.kind == MaskKind::OneRun)
+      out.push_back(c);
+  return out;
+}
+
+struct CaseName {
+  std::string operator()(const ::testing::TestParamInfo<MaskCase>& info) const {
+    return name(info.param);
+  }
+};
+
+} // namespace
+
+namespace sieve_test {
+inline void PrintTo(const MaskCase& c, std::ostream* os) { *os << name(c); }
+} // namespace sieve_test
+
+class CrossBackend : public ::testing::TestWithParam<MaskCase> {};
+
+TEST_P(CrossBackend, EveryFaceWritesTheSameBytes) {
+  const auto& c = GetParam();
+  const auto n = c.n;
+  const auto kind = c.kind;
+  const bool drop = c.drop;
+  {
+    SCOPED_TRACE("n=" + std::to_string(n) + " mask=" + name(kind) + (drop ? " drop" : " keep"));
+    Input in{makeMask(kind, n), drop, std::vector<std::int32_t>(static_cast<std::size_t>(n))};
+    for (std::size_t i = 0; i < in.values.size(); ++i)
+      in.values[i] = static_cast<std::int32_t>((i * 2654435761u) % 1000) - 500;
+    std::map<std::string, Outputs> faces;
+    faces["host twins"] = runHostTwins(in);
 #if defined(KOKKOS_ENABLE_SERIAL)
-        faces["Serial (portable)"] = runOn<Kokkos::Serial>(in, Force::Api);
+    faces["Serial (portable)"] = runOn<Kokkos::Serial>(in, Force::Api);
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
-        faces["OpenMP (twins)"] = runOn<Kokkos::OpenMP>(in, Force::Api);
-        faces["OpenMP (portable forced)"] = runOn<Kokkos::OpenMP>(in, Force::Portable);
+    faces["OpenMP (twins)"] = runOn<Kokkos::OpenMP>(in, Force::Api);
+    faces["OpenMP (portable forced)"] = runOn<Kokkos::OpenMP>(in, Force::Portable);
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
-        faces["Cuda (native)"] = runOn<Kokkos::Cuda>(in, Force::Api);
-        faces["Cuda (portable forced)"] = runOn<Kokkos::Cuda>(in, Force::Portable);
+    faces["Cuda (native)"] = runOn<Kokkos::Cuda>(in, Force::Api);
+    faces["Cuda (portable forced)"] = runOn<Kokkos::Cuda>(in, Force::Portable);
 #endif
-        ASSERT_GE(faces.size(), 3u) << "fewer than two Kokkos faces to compare";
-        const auto& ref = faces["host twins"];
-        for (const auto& [face, out] : faces) {
-          ASSERT_EQ(out.bytes.size(), ref.bytes.size()) << face;
-          if (compareBytes(out.bytes.data(), ref.bytes.data(), ref.bytes.size()) != 0) {
-            std::size_t k = 0;
-            while (out.bytes[k] == ref.bytes[k]) ++k;
-            FAIL() << face << " differs from the host twins at output byte " << k;
-          }
-        }
+    ASSERT_GE(faces.size(), 3u) << "fewer than two Kokkos faces to compare";
+    const auto& ref = faces["host twins"];
+    for (const auto& [face, out] : faces) {
+      ASSERT_EQ(out.bytes.size(), ref.bytes.size()) << face;
+      if (compareBytes(out.bytes.data(), ref.bytes.data(), ref.bytes.size()) != 0) {
+        std::size_t k = 0;
+        while (out.bytes[k] == ref.bytes[k]) ++k;
+        FAIL() << face << " differs from the host twins at output byte " << k;
       }
+    }
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(Sweep, CrossBackend, ::testing::ValuesIn(crossCases()), CaseName{});
