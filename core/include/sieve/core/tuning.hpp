@@ -51,8 +51,15 @@ inline constexpr std::int64_t kScanTile = std::int64_t(kBlock) * kScanItems<T>;
 namespace Portable {
 /// Compaction tiles: groups of 32 samples per tile (one team each).
 inline constexpr std::int64_t kTileGroups = 128;
-/// Scan blocks (elements per block sum; the host twin's default block size).
-inline constexpr std::int64_t kScanBlock = 1024;
+/// Scan blocks: elements per block sum (one team per block).
+inline constexpr std::int64_t kScanBlock = 2048;
+/// Scan chunks on devices: elements one thread folds (or scans) left to right;
+/// chunk totals combine in groups of kScanGroup. On host spaces a block is one
+/// chunk (a team of one thread scans it in place). Together with kScanBlock
+/// these fix the association order of floating-point scans, never the team
+/// size.
+inline constexpr int kScanChunk = 8;
+inline constexpr int kScanGroup = 16;
 } // namespace Portable
 
 /// sieve::findall (kokkos/include/sieve/findall.hpp). Its tile kernels are the

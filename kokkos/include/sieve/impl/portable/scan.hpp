@@ -19,10 +19,10 @@ namespace Portable {
 template <class Exec>
 struct ScanShape {
   static constexpr bool kStaged = !Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible;
-  static constexpr int kBlock = 2048;
-  static constexpr int kChunk = kStaged ? 8 : kBlock;
+  static constexpr int kBlock = static_cast<int>(Tuning::Portable::kScanBlock);
+  static constexpr int kChunk = kStaged ? Tuning::Portable::kScanChunk : kBlock;
   static constexpr int kChunks = kBlock / kChunk;
-  static constexpr int kGroup = kStaged ? 16 : 1;
+  static constexpr int kGroup = kStaged ? Tuning::Portable::kScanGroup : 1;
   static constexpr int kGroups = kChunks / kGroup;
   /// Staged elements: one pad slot every 32 (no bank conflicts when the
   /// threads of a warp walk their chunks).
@@ -65,6 +65,37 @@ void launchBlocks(const Exec& exec, const std::string& label, i64 nb, const Body
   Kokkos::parallel_for(label, policy, body);
 }
 
+/// One block of a scan pass as its team sees it: the bounds, the chunk and
+/// group counts, and x(i), element i of the block (staged in team scratch,
+/// first of the team's scratch allocations, where the shape stages).
+template <class S, class Src, class Shared>
+struct TeamBlock {
+  i64 lo;
+  int cnt, nc, ng;
+  Shared staged;
+  Src src;
+
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION TeamBlock(const Member& m, const Src& s, i64 len)
+      : lo(static_cast<i64>(m.league_rank()) * S::kBlock),
+        cnt(static_cast<int>(len - lo < S::kBlock ? len - lo : S::kBlock)),
+        nc((cnt + S::kChunk - 1) / S::kChunk), ng((nc + S::kGroup - 1) / S::kGroup),
+        staged(m.team_scratch(0), S::kStagedElems), src(s) {
+    // (plain `if`s on the constants: nvcc's extended lambdas cannot
+    // first-capture inside `if constexpr`)
+    if (S::kStaged) {
+      const TeamBlock& b = *this;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, cnt),
+                           [&](const int i) { b.staged(S::pad(i)) = b.src(b.lo + i); });
+      m.team_barrier();
+    }
+  }
+  KOKKOS_INLINE_FUNCTION typename Shared::non_const_value_type operator()(const int i) const {
+    if (S::kStaged) return staged(S::pad(i));
+    return src(lo + i);
+  }
+};
+
 /// Chunk totals ct[0, nc) and group totals gt[0, ng) of the block elements
 /// x(0 .. cnt), each a left-to-right fold; ends with a team barrier.
 template <class S, class Member, class X, class Shared, class Op>
@@ -100,23 +131,10 @@ void blockReduce(const Exec& exec, const std::string& label, const Src& src, i64
   using Shared = TeamShared<Exec, T>;
   const i64 nb = (len + S::kBlock - 1) / S::kBlock;
   const auto body = KOKKOS_LAMBDA(const Member& m) {
-    const i64 lo = static_cast<i64>(m.league_rank()) * S::kBlock;
-    const int cnt = static_cast<int>(len - lo < S::kBlock ? len - lo : S::kBlock);
-    const int nc = (cnt + S::kChunk - 1) / S::kChunk;
-    const int ng = (nc + S::kGroup - 1) / S::kGroup;
-    const Shared staged(m.team_scratch(0), S::kStagedElems);
+    const TeamBlock<S, Src, Shared> x(m, src, len);
+    const int cnt = x.cnt, nc = x.nc, ng = x.ng;
     const Shared ct(m.team_scratch(0), S::kChunks);
     const Shared gt(m.team_scratch(0), S::kGroups);
-    // (plain `if`s on the constants: nvcc's extended lambdas cannot
-    // first-capture inside `if constexpr`)
-    if (S::kStaged) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, cnt), [&](const int i) { staged(S::pad(i)) = src(lo + i); });
-      m.team_barrier();
-    }
-    const auto x = [&](const int i) -> T {
-      if (S::kStaged) return staged(S::pad(i));
-      return src(lo + i);
-    };
     chunkTotals<S>(m, x, cnt, nc, ng, ct, gt, op);
     Kokkos::single(Kokkos::PerTeam(m), [&]() {
       T acc = gt(0);
@@ -139,23 +157,11 @@ void blockScan(const Exec& exec, const std::string& label, const Src& src, const
   const i64 nb = (len + S::kBlock - 1) / S::kBlock;
   const T first = init;
   const auto body = KOKKOS_LAMBDA(const Member& m) {
-    const i64 lo = static_cast<i64>(m.league_rank()) * S::kBlock;
-    const int cnt = static_cast<int>(len - lo < S::kBlock ? len - lo : S::kBlock);
-    const int nc = (cnt + S::kChunk - 1) / S::kChunk;
-    const int ng = (nc + S::kGroup - 1) / S::kGroup;
-    const Shared staged(m.team_scratch(0), S::kStagedElems);
+    const TeamBlock<S, Src, Shared> x(m, src, len);
+    const int cnt = x.cnt, nc = x.nc, ng = x.ng;
+    const i64 lo = x.lo;
     const Shared ct(m.team_scratch(0), S::kChunks);
     const Shared gt(m.team_scratch(0), S::kGroups);
-    // (plain `if`s on the constants: nvcc's extended lambdas cannot
-    // first-capture inside `if constexpr`)
-    if (S::kStaged) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, cnt), [&](const int i) { staged(S::pad(i)) = src(lo + i); });
-      m.team_barrier();
-    }
-    const auto x = [&](const int i) -> T {
-      if (S::kStaged) return staged(S::pad(i));
-      return src(lo + i);
-    };
     // totals of chunks [0, nc - 1) and of groups [0, ng - 1)
     chunkTotals<S>(m, x, cnt, nc - 1, ng - 1, ct, gt, op);
     // group totals -> exclusive group prefixes, from the block's prefix
@@ -189,7 +195,7 @@ void blockScan(const Exec& exec, const std::string& label, const Src& src, const
         const T v = x(i);
         if (Inclusive) acc = op(acc, v);
         if (S::kStaged)
-          staged(S::pad(i)) = acc;
+          x.staged(S::pad(i)) = acc;
         else
           dst(lo + i) = acc;
         if (!Inclusive) acc = op(acc, v);
@@ -202,7 +208,7 @@ void blockScan(const Exec& exec, const std::string& label, const Src& src, const
     });
     if (S::kStaged) {
       m.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, cnt), [&](const int i) { dst(lo + i) = staged(S::pad(i)); });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, cnt), [&](const int i) { dst(lo + i) = x.staged(S::pad(i)); });
     }
   };
   launchBlocks<Exec, T>(exec, label + "::scan", nb, body);
