@@ -6,6 +6,7 @@
 //   sieve::Trigger                            the locality trigger
 //   sieve::reorder / restore (+ reorder_scratch_bytes)
 //                                             physical reorder of SoA planes
+//   sieve::findall (+ FindallWorkspace)       compaction to indices or values, any rank
 //
 // Every entry point takes an optional label (naming its Kokkos Tools region
 // and prefixing its kernel and allocation labels), then an execution-space
@@ -19,6 +20,7 @@
 #include <sieve/config.hpp>
 
 #include <sieve/compact.hpp>
+#include <sieve/findall.hpp>
 #include <sieve/reorder.hpp>
 #include <sieve/scan.hpp>
 #include <sieve/trigger.hpp>

@@ -1,0 +1,142 @@
+// Sieve (internal) — sieve::findall's algorithms resolved to one tile shape
+// (the "call shape" a workspace is made for), and their validation.
+#pragma once
+
+#include <sieve/core/layout.hpp>
+#include <sieve/core/tuning.hpp>
+#include <sieve/impl/common.hpp>
+#include <sieve/impl/portable/compact.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace sieve {
+
+/// findall algorithm: the space's default — Partitioned on host spaces,
+/// ScanScatter{256, 8} (Tuning::Findall) on device spaces.
+struct Auto {};
+
+/// findall algorithm: stable tiled compaction. Each tile of block_size x
+/// items_per_thread elements is counted by one team (block_size threads on
+/// devices, items_per_thread consecutive elements each), the tile counts are
+/// scanned, then each tile scatters its selected items. block_size: a power
+/// of two <= 1024; items_per_thread >= 1; their product <= INT32_MAX.
+struct ScanScatter {
+  int block_size = Tuning::Findall::kBlock;
+  int items_per_thread = Tuning::Findall::kItems;
+};
+
+/// findall algorithm (host spaces only): one contiguous partition per thread;
+/// each counts its selected elements, the counts are scanned, each writes its
+/// items at its offset. Stable.
+struct Partitioned {};
+
+namespace Impl {
+namespace Findall {
+
+enum class Kind { ScanScatter, Partitioned };
+
+/// One resolved call shape: the algorithm, the element count, the tiles.
+struct Plan {
+  Kind kind = Kind::ScanScatter;
+  int block = 0, items = 0;  // ScanScatter
+  int parts = 0;             // Partitioned: the partitions (at most the concurrency)
+  std::int64_t n = 0;
+  std::int64_t unit = 1;     // elements per unit
+  Portable::TileShape shape; // units, units per tile, team size
+  bool withMask = true;      // the workspace holds a predicate's mask (n bytes)
+
+  std::int64_t tiles() const { return shape.tiles(); }
+  /// The element count the mask region is sized for.
+  std::int64_t maskElems() const { return withMask ? n : 0; }
+  std::size_t bytes() const { return FindallLayout::bytes(maskElems(), tiles()); }
+  bool operator==(const Plan& o) const {
+    return kind == o.kind && block == o.block && items == o.items && parts == o.parts && n == o.n;
+  }
+  std::string describe() const {
+    const std::string a = kind == Kind::Partitioned
+                              ? "Partitioned (" + std::to_string(parts) + " partitions)"
+                              : "ScanScatter{" + std::to_string(block) + ", " +
+                                    std::to_string(items) + "}";
+    return a + " over n = " + std::to_string(n);
+  }
+};
+
+template <class Exec>
+inline constexpr bool kHostSpace =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+
+inline void checkScanScatter(const char* fn, const ScanScatter& a) {
+  const int b = a.block_size;
+  if (b < 1 || b > 1024 || (b & (b - 1)) != 0)
+    fail(fn, "ScanScatter::block_size = " + std::to_string(b) +
+                 "; it must be a power of two in [1, 1024]");
+  if (a.items_per_thread < 1)
+    fail(fn, "ScanScatter::items_per_thread = " + std::to_string(a.items_per_thread) +
+                 "; it must be at least 1");
+  if (static_cast<std::int64_t>(b) * a.items_per_thread > INT32_MAX)
+    fail(fn, "ScanScatter block_size x items_per_thread = " +
+                 std::to_string(static_cast<std::int64_t>(b) * a.items_per_thread) +
+                 " exceeds INT32_MAX (2147483647)");
+}
+
+inline Plan scanScatterPlan(const char* fn, const ScanScatter& a, std::int64_t n, bool host) {
+  checkScanScatter(fn, a);
+  Plan p;
+  p.kind = Kind::ScanScatter;
+  p.block = a.block_size;
+  p.items = a.items_per_thread;
+  p.n = n;
+  p.unit = a.items_per_thread;
+  p.shape.units = (n + p.unit - 1) / p.unit;
+  p.shape.unitsPerTile = a.block_size;
+  // One team of block_size threads per tile on devices; on host spaces a
+  // tile is one thread's (the tile shape, not the team, fixes the result).
+  p.shape.teamSize = host ? 1 : a.block_size;
+  if (p.tiles() > INT32_MAX)
+    fail(fn, "ScanScatter{" + std::to_string(a.block_size) + ", " +
+                 std::to_string(a.items_per_thread) + "} cuts n = " + std::to_string(n) + " into " +
+                 std::to_string(p.tiles()) +
+                 " tiles, more than INT32_MAX teams; use a larger block_size x items_per_thread");
+  return p;
+}
+
+inline Plan partitionedPlan(std::int64_t n, int concurrency) {
+  Plan p;
+  p.kind = Kind::Partitioned;
+  p.n = n;
+  const std::int64_t byWork = n / Tuning::Findall::kPartitionMin;
+  const std::int64_t conc = concurrency < 1 ? 1 : concurrency;
+  const std::int64_t parts = byWork < 1 ? 1 : (byWork < conc ? byWork : conc);
+  const std::int64_t al = Tuning::Findall::kPartitionAlign;
+  std::int64_t len = (n + parts - 1) / parts;
+  len = (len + al - 1) / al * al;
+  if (len < al) len = al;
+  p.unit = len; // one unit per partition: a thread reads it in order
+  p.shape.units = (n + len - 1) / len;
+  p.shape.unitsPerTile = 1;
+  p.shape.teamSize = 1;
+  p.parts = static_cast<int>(p.shape.units);
+  return p;
+}
+
+/// The plan of algorithm A for n elements on exec.
+template <class Exec, class A>
+Plan planFor(const char* fn, const Exec& exec, const A& alg, std::int64_t n) {
+  constexpr bool host = kHostSpace<Exec>;
+  if constexpr (std::is_same_v<A, ScanScatter>) {
+    return scanScatterPlan(fn, alg, n, host);
+  } else if constexpr (std::is_same_v<A, Partitioned>) {
+    if (!host)
+      fail(fn, std::string("algorithm Partitioned runs on host execution spaces only, not on ") +
+                   Exec::name() + "; use sieve::ScanScatter or sieve::Auto");
+    return partitionedPlan(n, static_cast<int>(exec.concurrency()));
+  } else {
+    if constexpr (host) return partitionedPlan(n, static_cast<int>(exec.concurrency()));
+    else return scanScatterPlan(fn, ScanScatter{}, n, host);
+  }
+}
+
+} // namespace Findall
+} // namespace Impl
+} // namespace sieve

@@ -1,0 +1,701 @@
+// Sieve Kokkos tests — sieve::findall: every size around the tile of every
+// algorithm, ranks 0-3 in both layouts and strided, mask and predicate forms,
+// every item kind, the workspace rules, invalid configurations, and (as
+// FindallLong.*) an input past INT32_MAX elements. Every result is compared
+// with a sequential reference written here from the specification, so every
+// backend and thread count is held to the same bytes.
+#include "backend.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace sieve_test;
+
+namespace {
+
+using i64 = std::int64_t;
+template <class T>
+using Mirror = typename Kokkos::View<T*, TestMem>::HostMirror;
+
+constexpr bool kHost = Kokkos::SpaceAccessibility<Kokkos::HostSpace, TestMem>::accessible;
+
+/// A deterministic pseudo-random selection: about pct percent of ordinals.
+inline bool picked(i64 k, int pct, std::uint32_t seed) {
+  std::uint64_t x = static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15ULL + seed;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 29;
+  return static_cast<int>(x % 100) < pct;
+}
+
+template <class T>
+struct Positive {
+  KOKKOS_INLINE_FUNCTION bool operator()(const T& x) const { return x > T(0); }
+};
+
+/// Counts its calls (atomically) and selects multiples of 3.
+struct CountingPred {
+  Kokkos::View<i64, TestMem> calls;
+  KOKKOS_INLINE_FUNCTION bool operator()(const int x) const {
+    Kokkos::atomic_add(&calls(), i64(1));
+    return x % 3 == 0;
+  }
+};
+
+/// One algorithm of the sweep.
+struct Alg {
+  enum Kind { Auto, ScanScatter, Partitioned } kind;
+  int block = 0, items = 0;
+  std::string name() const {
+    if (kind == Auto) return "Auto";
+    if (kind == Partitioned) return "Partitioned";
+    return "ScanScatter{" + std::to_string(block) + "," + std::to_string(items) + "}";
+  }
+  /// The tile of the algorithm: the elements one team (or thread) takes.
+  i64 tile() const {
+    if (kind == ScanScatter) return i64(block) * items;
+    if (kind == Partitioned || kHost) return sieve::Tuning::Findall::kPartitionMin;
+    return i64(sieve::Tuning::Findall::kBlock) * sieve::Tuning::Findall::kItems;
+  }
+};
+
+template <class F>
+decltype(auto) withAlg(const Alg& a, F&& f) {
+  switch (a.kind) {
+  case Alg::ScanScatter: return f(sieve::ScanScatter{a.block, a.items});
+  case Alg::Partitioned: return f(sieve::Partitioned{});
+  default: return f(sieve::Auto{});
+  }
+}
+
+std::vector<Alg> algorithms() {
+  std::vector<Alg> v{{Alg::Auto}};
+  if (kHost) v.push_back({Alg::Partitioned});
+  for (int b : {32, 64, 128, 256})
+    for (int i : {1, 3, 8}) v.push_back({Alg::ScanScatter, b, i});
+  return v;
+}
+
+std::vector<i64> sizesAround(i64 t) {
+  std::vector<i64> s{0, 1, 2, 3, t - 1, t, t + 1, 2 * t - 1, 2 * t, 2 * t + 1, 10000};
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+template <class V>
+std::vector<typename V::non_const_value_type> fetch(const V& v) {
+  Kokkos::fence();
+  auto h = Kokkos::create_mirror_view(v);
+  Kokkos::deep_copy(h, v);
+  std::vector<typename V::non_const_value_type> out(v.extent(0));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = h(i);
+  return out;
+}
+
+template <class T>
+DView<T> upload(const std::vector<T>& v, const std::string& label = "findall_test") {
+  return toDevice(v, label);
+}
+
+/// Copies a View of Kokkos::Array<i64, R> into a View of n x R int64 (a
+/// kernel: Kokkos < 4.4 cannot mirror Views of Kokkos::Array).
+template <std::size_t R>
+struct Unpack {
+  Kokkos::View<Kokkos::Array<i64, R>*, Kokkos::LayoutRight, TestMem> in;
+  Kokkos::View<i64*, TestMem> out;
+  KOKKOS_INLINE_FUNCTION void operator()(const i64 i) const {
+    for (std::size_t d = 0; d < R; ++d) out(i * static_cast<i64>(R) + static_cast<i64>(d)) = in(i)[d];
+  }
+};
+
+/// The indices of a findall result of Kokkos::Array<i64, R>, flattened.
+template <class V>
+std::vector<i64> flatten(const V& v) {
+  constexpr std::size_t R = typename V::non_const_value_type().size();
+  Kokkos::View<i64*, TestMem> flat("flat", v.extent(0) * R);
+  if (R > 0)
+    Kokkos::parallel_for("unpack", Kokkos::RangePolicy<TestExec, Kokkos::IndexType<i64>>(0, v.extent(0)),
+                         Unpack<R>{v, flat});
+  return fetch(flat);
+}
+
+/// Records region names and allocation labels while alive.
+class Tools {
+ public:
+  Tools() {
+    log().clear();
+    namespace X = Kokkos::Tools::Experimental;
+    X::set_push_region_callback(&onRegion);
+    X::set_allocate_data_callback(&onAlloc);
+  }
+  ~Tools() {
+    namespace X = Kokkos::Tools::Experimental;
+    X::set_push_region_callback(nullptr);
+    X::set_allocate_data_callback(nullptr);
+  }
+  Tools(const Tools&) = delete;
+  Tools& operator=(const Tools&) = delete;
+  static std::vector<std::string>& log() {
+    static std::vector<std::string> e;
+    return e;
+  }
+  static int allocations() {
+    int c = 0;
+    for (const auto& e : log()) c += e.rfind("alloc ", 0) == 0 ? 1 : 0;
+    return c;
+  }
+  static bool hasPrefix(const std::string& p) {
+    for (const auto& e : log())
+      if (e.rfind(p, 0) == 0) return true;
+    return false;
+  }
+
+ private:
+  static void onRegion(const char* name) { log().push_back(std::string("region ") + name); }
+  static void onAlloc(Kokkos::Profiling::SpaceHandle, const char* label, const void*, std::uint64_t) {
+    log().push_back(std::string("alloc ") + label);
+  }
+};
+
+} // namespace
+
+// --- rank 1: every size around the tile, every algorithm, every item kind -------------
+
+TEST(Findall, Rank1SizesAlgorithmsItems) {
+  const TestExec exec;
+  for (const Alg& alg : algorithms()) {
+    for (const i64 n : sizesAround(alg.tile())) {
+      for (const int pct : {0, 3, 50, 100}) {
+        SCOPED_TRACE(alg.name() + " n=" + std::to_string(n) + " pct=" + std::to_string(pct));
+        std::vector<std::uint8_t> mh(n);
+        std::vector<int> vh(n);
+        std::vector<i64> ref;
+        std::vector<int> refValues;
+        for (i64 k = 0; k < n; ++k) {
+          const bool s = picked(k, pct, 11);
+          mh[k] = s ? static_cast<std::uint8_t>(1 + k % 200) : 0; // uint8: non-zero is true
+          vh[k] = static_cast<int>(k * 7 - 3);
+          if (s) {
+            ref.push_back(k);
+            refValues.push_back(vh[k]);
+          }
+        }
+        const auto mask = upload(mh, "mask");
+        const auto vals = upload(vh, "values");
+        withAlg(alg, [&](const auto a) {
+          const auto idx = sieve::findall(exec, mask, a);
+          static_assert(std::is_same_v<typename decltype(idx)::non_const_value_type, i64>);
+          EXPECT_EQ(fetch(idx), ref);
+          EXPECT_EQ(fetch(sieve::findall(exec, mask, sieve::linear_indices, a)), ref);
+          EXPECT_EQ(fetch(sieve::findall(exec, mask, sieve::items(vals), a)), refValues);
+        });
+      }
+    }
+  }
+}
+
+// --- predicate form, element types int32 / float / double -----------------------------
+
+template <class T>
+void predicateCase(const Alg& alg, i64 n) {
+  const TestExec exec;
+  std::vector<T> vh(n);
+  std::vector<i64> ref;
+  std::vector<T> refValues;
+  for (i64 k = 0; k < n; ++k) {
+    const bool s = picked(k, 40, 5);
+    vh[k] = s ? static_cast<T>(k % 1000 + 1) + static_cast<T>(0.25) : -static_cast<T>(k % 7);
+    if (s) {
+      ref.push_back(k);
+      refValues.push_back(vh[k]);
+    }
+  }
+  const auto v = upload(vh, "values");
+  withAlg(alg, [&](const auto a) {
+    EXPECT_EQ(fetch(sieve::findall(exec, Positive<T>{}, v, a)), ref);
+    EXPECT_EQ(fetch(sieve::findall(exec, Positive<T>{}, v, sieve::items(v), a)), refValues);
+    EXPECT_EQ(fetch(sieve::findall(Positive<T>{}, v, a, sieve::linear_indices)), ref);
+  });
+}
+
+TEST(Findall, PredicateElementTypes) {
+  for (const Alg& alg : algorithms()) {
+    for (const i64 n : sizesAround(alg.tile())) {
+      SCOPED_TRACE(alg.name() + " n=" + std::to_string(n));
+      predicateCase<std::int32_t>(alg, n);
+      predicateCase<float>(alg, n);
+      predicateCase<double>(alg, n);
+    }
+  }
+}
+
+TEST(Findall, PredicateIsCalledOncePerElement) {
+  const TestExec exec;
+  for (const Alg& alg : algorithms()) {
+    for (const i64 n : {i64(0), i64(1), i64(1000), i64(70001)}) {
+      SCOPED_TRACE(alg.name() + " n=" + std::to_string(n));
+      std::vector<int> vh(n);
+      std::vector<i64> ref;
+      for (i64 k = 0; k < n; ++k) {
+        vh[k] = static_cast<int>(k);
+        if (k % 3 == 0) ref.push_back(k);
+      }
+      const auto v = upload(vh);
+      const CountingPred pred{Kokkos::View<i64, TestMem>("calls")};
+      withAlg(alg, [&](const auto a) { EXPECT_EQ(fetch(sieve::findall(exec, pred, v, a)), ref); });
+      i64 calls = 0;
+      Kokkos::deep_copy(calls, pred.calls);
+      EXPECT_EQ(calls, n);
+    }
+  }
+}
+
+// --- ranks 0-3, both layouts, strided ----------------------------------------------------
+
+namespace {
+
+/// The ordinal order of a rank-R shape: the multi-indices, LayoutLeft
+/// (first fastest) or not (last fastest), written as plain nested loops.
+std::vector<std::vector<i64>> ordinalIndices(const std::vector<i64>& ext, bool left) {
+  std::vector<std::vector<i64>> out;
+  const int r = static_cast<int>(ext.size());
+  i64 total = 1;
+  for (i64 e : ext) total *= e;
+  std::vector<i64> idx(r, 0);
+  for (i64 k = 0; k < total; ++k) {
+    out.push_back(idx);
+    // increment the fastest index first
+    for (int j = 0; j < r; ++j) {
+      const int d = left ? j : r - 1 - j;
+      if (++idx[d] < ext[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+/// Value at a multi-index, rank 0-3, of a host mirror.
+template <class H>
+auto at(const H& h, const std::vector<i64>& i) {
+  if constexpr (H::rank == 0) return h();
+  else if constexpr (H::rank == 1) return h(i[0]);
+  else if constexpr (H::rank == 2) return h(i[0], i[1]);
+  else return h(i[0], i[1], i[2]);
+}
+
+/// Runs every form on a mask View `m` and a values View `v` of the same
+/// shape (any rank, layout): indices, linear indices, values; mask and
+/// predicate forms; against the reference in `left` (or right) order.
+template <class M, class V>
+void shapeCase(const M& m, const V& v, bool left, const Alg& alg) {
+  const TestExec exec;
+  constexpr int R = M::rank;
+  std::vector<i64> ext;
+  for (int d = 0; d < R; ++d) ext.push_back(static_cast<i64>(m.extent(d)));
+  auto mh = Kokkos::create_mirror_view(m);
+  auto vh = Kokkos::create_mirror_view(v);
+  Kokkos::deep_copy(mh, m);
+  Kokkos::deep_copy(vh, v);
+  const auto order = ordinalIndices(ext, left);
+  std::vector<i64> refIdx, refLin, refPredIdx;
+  std::vector<int> refVal, refPredVal;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    if (at(mh, order[k])) {
+      for (i64 x : order[k]) refIdx.push_back(x);
+      refLin.push_back(static_cast<i64>(k));
+      refVal.push_back(at(vh, order[k]));
+    }
+    if (at(vh, order[k]) > 0) {
+      for (i64 x : order[k]) refPredIdx.push_back(x);
+      refPredVal.push_back(at(vh, order[k]));
+    }
+  }
+  withAlg(alg, [&](const auto a) {
+    const auto idx = sieve::findall(exec, m, a);
+    if constexpr (R == 1) {
+      EXPECT_EQ(fetch(idx), refIdx);
+      EXPECT_EQ(fetch(sieve::findall(exec, Positive<int>{}, v, a)), refPredIdx);
+    } else {
+      static_assert(std::is_same_v<typename decltype(idx)::non_const_value_type,
+                                   Kokkos::Array<i64, static_cast<std::size_t>(R)>>);
+      EXPECT_EQ(flatten(idx), refIdx);
+      EXPECT_EQ(flatten(sieve::findall(exec, Positive<int>{}, v, a)), refPredIdx);
+      if constexpr (R == 0) {
+        EXPECT_EQ(idx.extent(0), refLin.size());
+      }
+    }
+    EXPECT_EQ(fetch(sieve::findall(exec, m, sieve::linear_indices, a)), refLin);
+    EXPECT_EQ(fetch(sieve::findall(exec, m, sieve::items(v), a)), refVal);
+    EXPECT_EQ(fetch(sieve::findall(exec, Positive<int>{}, v, sieve::items(v), a)), refPredVal);
+  });
+}
+
+/// Fill a mask and values View (any rank / layout) from their multi-index
+/// order, on the host.
+template <class M, class V>
+void fillShape(const M& m, const V& v, std::uint32_t seed) {
+  auto mh = Kokkos::create_mirror_view(m);
+  auto vh = Kokkos::create_mirror_view(v);
+  std::vector<i64> ext;
+  for (int d = 0; d < static_cast<int>(M::rank); ++d) ext.push_back(static_cast<i64>(m.extent(d)));
+  const auto order = ordinalIndices(ext, false);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const auto& i = order[k];
+    const bool s = picked(static_cast<i64>(k), 45, seed);
+    const int val = picked(static_cast<i64>(k), 50, seed + 1) ? static_cast<int>(k + 1) : -static_cast<int>(k);
+    if constexpr (M::rank == 0) { mh() = s; vh() = val; }
+    else if constexpr (M::rank == 1) { mh(i[0]) = s; vh(i[0]) = val; }
+    else if constexpr (M::rank == 2) { mh(i[0], i[1]) = s; vh(i[0], i[1]) = val; }
+    else { mh(i[0], i[1], i[2]) = s; vh(i[0], i[1], i[2]) = val; }
+  }
+  Kokkos::deep_copy(m, mh);
+  Kokkos::deep_copy(v, vh);
+}
+
+template <class Layout>
+void ranksFor(const Alg& alg) {
+  constexpr bool left = std::is_same_v<Layout, Kokkos::LayoutLeft>;
+  {
+    Kokkos::View<bool, Layout, TestMem> m("m");
+    Kokkos::View<int, Layout, TestMem> v("v");
+    for (const bool s : {false, true}) {
+      Kokkos::deep_copy(m, s);
+      Kokkos::deep_copy(v, s ? 5 : -5);
+      shapeCase(m, v, left, alg);
+    }
+  }
+  for (const i64 e : {i64(0), i64(1), i64(37), i64(5000)}) {
+    Kokkos::View<bool*, Layout, TestMem> m("m", e);
+    Kokkos::View<int*, Layout, TestMem> v("v", e);
+    fillShape(m, v, 3);
+    shapeCase(m, v, left, alg);
+  }
+  for (const auto& ex : std::vector<std::vector<i64>>{{0, 4}, {1, 1}, {3, 5}, {61, 67}, {1, 300}}) {
+    Kokkos::View<bool**, Layout, TestMem> m("m", ex[0], ex[1]);
+    Kokkos::View<int**, Layout, TestMem> v("v", ex[0], ex[1]);
+    fillShape(m, v, 5);
+    shapeCase(m, v, left, alg);
+  }
+  for (const auto& ex : std::vector<std::vector<i64>>{{2, 0, 3}, {2, 3, 4}, {17, 19, 23}}) {
+    Kokkos::View<bool***, Layout, TestMem> m("m", ex[0], ex[1], ex[2]);
+    Kokkos::View<int***, Layout, TestMem> v("v", ex[0], ex[1], ex[2]);
+    fillShape(m, v, 7);
+    shapeCase(m, v, left, alg);
+  }
+}
+
+} // namespace
+
+TEST(Findall, RanksAndLayouts) {
+  for (const Alg& alg : {Alg{Alg::Auto}, Alg{Alg::ScanScatter, 32, 3}, Alg{Alg::ScanScatter, 256, 8}}) {
+    SCOPED_TRACE(alg.name());
+    {
+      SCOPED_TRACE("LayoutRight");
+      ranksFor<Kokkos::LayoutRight>(alg);
+    }
+    {
+      SCOPED_TRACE("LayoutLeft");
+      ranksFor<Kokkos::LayoutLeft>(alg);
+    }
+  }
+}
+
+/// LayoutStride is ordered by its indices, last index fastest, whatever its
+/// strides: a strided subview of a LayoutRight View, and a LayoutStride View
+/// of a LayoutLeft one (memory order first index fastest).
+TEST(Findall, StridedSubviews) {
+  for (const Alg& alg : {Alg{Alg::Auto}, Alg{Alg::ScanScatter, 64, 3}}) {
+    SCOPED_TRACE(alg.name());
+    Kokkos::View<bool***, Kokkos::LayoutRight, TestMem> m("m", 9, 10, 11);
+    Kokkos::View<int***, Kokkos::LayoutRight, TestMem> v("v", 9, 10, 11);
+    fillShape(m, v, 13);
+    Kokkos::View<bool***, Kokkos::LayoutStride, TestMem> ms =
+        Kokkos::subview(m, Kokkos::pair<int, int>(1, 8), Kokkos::ALL(), Kokkos::pair<int, int>(2, 9));
+    Kokkos::View<int***, Kokkos::LayoutStride, TestMem> vs =
+        Kokkos::subview(v, Kokkos::pair<int, int>(1, 8), Kokkos::ALL(), Kokkos::pair<int, int>(2, 9));
+    shapeCase(ms, vs, false, alg);
+
+    Kokkos::View<bool**, Kokkos::LayoutLeft, TestMem> ml("ml", 40, 30);
+    Kokkos::View<int**, Kokkos::LayoutLeft, TestMem> vl("vl", 40, 30);
+    fillShape(ml, vl, 17);
+    Kokkos::View<bool**, Kokkos::LayoutStride, TestMem> mls = Kokkos::subview(ml, Kokkos::pair<int, int>(3, 37), Kokkos::ALL());
+    Kokkos::View<int**, Kokkos::LayoutStride, TestMem> vls = Kokkos::subview(vl, Kokkos::pair<int, int>(3, 37), Kokkos::ALL());
+    shapeCase(mls, vls, false, alg);
+
+    // rank 1: every other element
+    Kokkos::View<bool*, TestMem> m1("m1", 20001);
+    Kokkos::View<int*, TestMem> v1("v1", 20001);
+    fillShape(m1, v1, 19);
+    Kokkos::View<bool*, Kokkos::LayoutStride, TestMem> m1s =
+        Kokkos::subview(Kokkos::View<bool**, Kokkos::LayoutRight, TestMem>(m1.data(), 10000, 2), Kokkos::ALL(), 0);
+    Kokkos::View<int*, Kokkos::LayoutStride, TestMem> v1s =
+        Kokkos::subview(Kokkos::View<int**, Kokkos::LayoutRight, TestMem>(v1.data(), 10000, 2), Kokkos::ALL(), 1);
+    shapeCase(m1s, v1s, false, alg);
+  }
+}
+
+/// Items of another rank and layout than the mask: A's own ordinal order.
+TEST(Findall, ItemsOfAnotherShape) {
+  const TestExec exec;
+  Kokkos::View<bool*, TestMem> m("m", 12);
+  Kokkos::View<double**, Kokkos::LayoutLeft, TestMem> a("a", 3, 4);
+  auto mh = Kokkos::create_mirror_view(m);
+  auto ah = Kokkos::create_mirror_view(a);
+  for (int k = 0; k < 12; ++k) mh(k) = k % 5 == 1;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) ah(i, j) = 10 * i + j;
+  Kokkos::deep_copy(m, mh);
+  Kokkos::deep_copy(a, ah);
+  // LayoutLeft ordinals 1, 6, 11 -> (1,0), (0,2), (2,3)
+  EXPECT_EQ(fetch(sieve::findall(exec, m, sieve::items(a))), (std::vector<double>{10, 2, 23}));
+}
+
+// --- into, workspace --------------------------------------------------------------------
+
+TEST(Findall, IntoWritesNothingPastTheResult) {
+  const TestExec exec;
+  const i64 n = 5000;
+  std::vector<std::uint8_t> mh(n);
+  std::vector<i64> ref;
+  for (i64 k = 0; k < n; ++k) {
+    mh[k] = picked(k, 30, 2);
+    if (mh[k]) ref.push_back(k);
+  }
+  const auto mask = upload(mh);
+  for (const Alg& alg : algorithms()) {
+    SCOPED_TRACE(alg.name());
+    for (const i64 cap : {i64(0), i64(7), static_cast<i64>(ref.size()), n}) {
+      DView<i64> big("big", cap + 64);
+      Kokkos::deep_copy(big, i64(-12345));
+      const auto out = Kokkos::subview(big, Kokkos::pair<i64, i64>(0, cap));
+      Kokkos::View<i64, TestMem> count("count");
+      withAlg(alg, [&](const auto a) { sieve::findall(exec, mask, a, sieve::into(out, count)); });
+      exec.fence();
+      i64 c = -1;
+      Kokkos::deep_copy(c, count);
+      EXPECT_EQ(c, static_cast<i64>(ref.size()));
+      const auto got = fetch(big);
+      for (i64 k = 0; k < cap + 64; ++k) {
+        const i64 want = k < cap && k < static_cast<i64>(ref.size()) ? ref[k] : i64(-12345);
+        ASSERT_EQ(got[k], want) << "slot " << k << " cap " << cap;
+      }
+    }
+  }
+}
+
+TEST(Findall, WorkspaceReuseAllocatesOnlyTheResult) {
+  const TestExec exec;
+  const i64 n = 100000;
+  std::vector<int> vh(n);
+  std::vector<i64> ref;
+  for (i64 k = 0; k < n; ++k) {
+    vh[k] = picked(k, 20, 9) ? 1 : -1;
+    if (vh[k] > 0) ref.push_back(k);
+  }
+  const auto v = upload(vh);
+  for (const Alg& alg : algorithms()) {
+    SCOPED_TRACE(alg.name());
+    withAlg(alg, [&](const auto a) {
+      const sieve::FindallWorkspace<TestExec> ws(exec, n, a);
+      DView<i64> out("out", n);
+      Kokkos::View<i64, TestMem> count("count");
+      for (int rep = 0; rep < 3; ++rep) {
+        {
+          const Tools tools;
+          const auto r = sieve::findall("lbl", exec, Positive<int>{}, v, ws, a);
+          EXPECT_EQ(Tools::allocations(), 1);
+          EXPECT_TRUE(Tools::hasPrefix("alloc lbl: sieve::findall::result"));
+          EXPECT_TRUE(Tools::hasPrefix("region lbl: sieve::findall["));
+          EXPECT_EQ(fetch(r), ref);
+        }
+        {
+          const Tools tools;
+          sieve::findall(exec, Positive<int>{}, v, sieve::into(out, count), a, ws);
+          EXPECT_EQ(Tools::allocations(), 0);
+        }
+        exec.fence();
+        i64 c = 0;
+        Kokkos::deep_copy(c, count);
+        ASSERT_EQ(c, static_cast<i64>(ref.size()));
+        auto got = fetch(out);
+        got.resize(static_cast<std::size_t>(c));
+        EXPECT_EQ(got, ref);
+      }
+    });
+  }
+}
+
+TEST(Findall, WorkspaceOfAnotherShapeIsRejected) {
+  const TestExec exec;
+  const auto mask = filled<bool>(1000, true);
+  const auto mask2 = filled<bool>(1001, true);
+  const sieve::FindallWorkspace<TestExec> ws(exec, 1000, sieve::ScanScatter{64, 3});
+  EXPECT_NO_THROW(sieve::findall(exec, mask, ws, sieve::ScanScatter{64, 3}));
+  EXPECT_THROW(sieve::findall(exec, mask2, ws, sieve::ScanScatter{64, 3}), std::invalid_argument);
+  EXPECT_THROW(sieve::findall(exec, mask, ws, sieve::ScanScatter{64, 8}), std::invalid_argument);
+  EXPECT_THROW(sieve::findall(exec, mask, ws, sieve::ScanScatter{128, 3}), std::invalid_argument);
+  EXPECT_THROW(sieve::findall(exec, mask, ws), std::invalid_argument); // Auto is another algorithm
+  if (kHost) {
+    const sieve::FindallWorkspace<TestExec> wp(exec, 1000, sieve::Partitioned{});
+    EXPECT_NO_THROW(sieve::findall(exec, mask, wp, sieve::Partitioned{}));
+    EXPECT_NO_THROW(sieve::findall(exec, mask, wp)); // Auto is Partitioned on host spaces
+    EXPECT_THROW(sieve::findall(exec, mask, wp, sieve::ScanScatter{}), std::invalid_argument);
+  }
+  EXPECT_THROW(sieve::findall(exec, mask, sieve::FindallWorkspace<TestExec>()), std::invalid_argument);
+  try {
+    sieve::findall(exec, mask2, ws, sieve::ScanScatter{64, 3});
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("workspace"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Findall, WorkspaceAliasingAnInputIsRejected) {
+  const TestExec exec;
+  const i64 n = 4096;
+  const auto bytes = sieve::FindallWorkspace<TestExec>::bytes_for(exec, n, sieve::ScanScatter{});
+  Kokkos::View<unsigned char*, TestMem> buf("buf", bytes + 8 * n + 64);
+  const sieve::FindallWorkspace<TestExec> ws(exec, n, sieve::ScanScatter{}, buf);
+  // a mask inside the workspace's bytes
+  Kokkos::View<bool*, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> inside(
+      reinterpret_cast<bool*>(buf.data()), n);
+  EXPECT_THROW(sieve::findall(exec, inside, ws, sieve::ScanScatter{}), std::invalid_argument);
+  EXPECT_THROW(sieve::findall(exec, Positive<int>{},
+                              Kokkos::View<int*, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                  reinterpret_cast<int*>(buf.data() + 64), n),
+                              ws, sieve::ScanScatter{}),
+               std::invalid_argument);
+  // a result overlapping the workspace, the mask, or its count
+  const auto mask = filled<bool>(n, true);
+  Kokkos::View<i64*, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> out(
+      reinterpret_cast<i64*>(buf.data()), n);
+  Kokkos::View<i64, TestMem> count("count");
+  EXPECT_THROW(sieve::findall(exec, mask, ws, sieve::ScanScatter{}, sieve::into(out, count)),
+               std::invalid_argument);
+  DView<i64> good("good", n);
+  Kokkos::View<i64, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> countInOut(good.data() + 5);
+  EXPECT_THROW(sieve::findall(exec, mask, sieve::into(good, countInOut)), std::invalid_argument);
+  Kokkos::View<i64*, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> outOnMask(
+      reinterpret_cast<i64*>(mask.data()), n / 8);
+  EXPECT_THROW(sieve::findall(exec, mask, sieve::into(outOnMask, count)), std::invalid_argument);
+  // the bytes past the workspace are free to use
+  Kokkos::View<i64*, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> after(
+      reinterpret_cast<i64*>(buf.data() + ((bytes + 63) / 64) * 64), n);
+  EXPECT_NO_THROW(sieve::findall(exec, mask, ws, sieve::ScanScatter{}, sieve::into(after, count)));
+  exec.fence();
+  i64 c = 0;
+  Kokkos::deep_copy(c, count);
+  EXPECT_EQ(c, n);
+  // a short or misaligned caller buffer
+  Kokkos::View<unsigned char*, TestMem> small("small", bytes - 1);
+  EXPECT_THROW(sieve::FindallWorkspace<TestExec>(exec, n, sieve::ScanScatter{}, small),
+               std::invalid_argument);
+  EXPECT_THROW(sieve::FindallWorkspace<TestExec>(exec, n, sieve::ScanScatter{},
+                                                 Kokkos::subview(buf, Kokkos::pair<std::size_t, std::size_t>(1, bytes + 1))),
+               std::invalid_argument);
+}
+
+// --- invalid configurations -------------------------------------------------------------
+
+TEST(Findall, InvalidConfigurationsThrow) {
+  const TestExec exec;
+  const auto mask = filled<bool>(100, true);
+  for (const sieve::ScanScatter bad :
+       {sieve::ScanScatter{0, 1}, sieve::ScanScatter{3, 1}, sieve::ScanScatter{2048, 1},
+        sieve::ScanScatter{-64, 1}, sieve::ScanScatter{64, 0}, sieve::ScanScatter{64, -2},
+        sieve::ScanScatter{1024, INT32_MAX}, sieve::ScanScatter{4, INT32_MAX / 2}}) {
+    SCOPED_TRACE(std::to_string(bad.block_size) + "x" + std::to_string(bad.items_per_thread));
+    EXPECT_THROW(sieve::findall(exec, mask, bad), std::invalid_argument);
+    EXPECT_THROW(sieve::FindallWorkspace<TestExec>(exec, 100, bad), std::invalid_argument);
+  }
+  EXPECT_NO_THROW(sieve::findall(exec, mask, sieve::ScanScatter{1, 1}));
+  EXPECT_NO_THROW(sieve::findall(exec, mask, sieve::ScanScatter{1024, 1}));
+  EXPECT_NO_THROW(sieve::findall(exec, mask, sieve::ScanScatter{2, INT32_MAX / 2}));
+  try {
+    sieve::findall(exec, mask, sieve::ScanScatter{48, 1});
+    ADD_FAILURE() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("block_size"), std::string::npos) << e.what();
+  }
+  // items of another size
+  const auto v99 = filled<int>(99, 1);
+  const auto v101 = filled<int>(101, 1);
+  EXPECT_THROW(sieve::findall(exec, mask, sieve::items(v99)), std::invalid_argument);
+  EXPECT_THROW(sieve::findall(exec, Positive<int>{}, v101, sieve::items(v99)), std::invalid_argument);
+  Kokkos::View<int**, TestMem> v2d("v2d", 10, 10);
+  EXPECT_NO_THROW(sieve::findall(exec, mask, sieve::items(v2d)));
+  // Partitioned is for host spaces only
+  if (!kHost) EXPECT_THROW(sieve::findall(exec, mask, sieve::Partitioned{}), std::invalid_argument);
+  // an empty count View
+  DView<i64> out("out", 100);
+  EXPECT_THROW(sieve::findall(exec, mask, sieve::into(out, Kokkos::View<i64, TestMem>())),
+               std::invalid_argument);
+}
+
+// --- the fencing forms, labels, uint8 masks read as bool --------------------------------
+
+TEST(Findall, FencingFormsAndLabels) {
+  std::vector<std::uint8_t> mh{0, 7, 0, 255, 1, 0};
+  const auto mask = upload(mh);
+  const std::vector<i64> ref{1, 3, 4};
+  EXPECT_EQ(fetch(sieve::findall(mask)), ref);
+  EXPECT_EQ(fetch(sieve::findall("x", mask)), ref);
+  EXPECT_EQ(fetch(sieve::findall(std::string("y"), mask, sieve::linear_indices)), ref);
+  const auto v = upload(std::vector<int>{-1, 2, -3, 4, 5, -6});
+  EXPECT_EQ(fetch(sieve::findall(Positive<int>{}, v)), ref);
+  EXPECT_EQ(fetch(sieve::findall("z", Positive<int>{}, v)), ref);
+  DView<i64> out("out", 6);
+  Kokkos::View<i64, TestMem> count("count");
+  EXPECT_EQ(sieve::findall(mask, sieve::into(out, count)), 3);
+  EXPECT_EQ(sieve::findall("w", Positive<int>{}, v, sieve::into(out, count)), 3);
+  {
+    const Tools tools;
+    const auto r = sieve::findall("step 7", TestExec(), mask);
+    EXPECT_TRUE(Tools::hasPrefix("region step 7: sieve::findall[")) << Tools::log().size();
+    EXPECT_TRUE(Tools::hasPrefix("alloc step 7: sieve::findall::result"));
+  }
+}
+
+// --- past INT32_MAX elements (its own ctest entry) ------------------------------------
+
+namespace {
+struct LongSelect {
+  i64 n;
+  KOKKOS_INLINE_FUNCTION bool operator()(const i64 k) const {
+    return k % 1000003 == 0 || k >= n - 40 || (k >= INT32_MAX - 3 && k <= i64(INT32_MAX) + 3);
+  }
+};
+struct LongFill {
+  Kokkos::View<std::uint8_t*, TestMem> m;
+  LongSelect s;
+  KOKKOS_INLINE_FUNCTION void operator()(const i64 k) const { m(k) = s(k) ? 1 : 0; }
+};
+struct ByteIsSet {
+  KOKKOS_INLINE_FUNCTION bool operator()(const std::uint8_t b) const { return b != 0; }
+};
+} // namespace
+
+TEST(FindallLong, PastInt32MaxElements) {
+  const TestExec exec;
+  const i64 n = (i64(1) << 31) + 77;
+  Kokkos::View<std::uint8_t*, TestMem> mask(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mask"), n);
+  const LongSelect sel{n};
+  Kokkos::parallel_for("fill", Kokkos::RangePolicy<TestExec, Kokkos::IndexType<i64>>(exec, 0, n),
+                       LongFill{mask, sel});
+  std::vector<i64> ref;
+  for (i64 k = 0; k < n; ++k)
+    if (sel(k)) ref.push_back(k);
+  for (const Alg& alg : {Alg{Alg::Auto}, Alg{Alg::ScanScatter, 256, 8}}) {
+    SCOPED_TRACE(alg.name());
+    withAlg(alg, [&](const auto a) {
+      EXPECT_EQ(fetch(sieve::findall(exec, mask, a)), ref);
+    });
+  }
+  // the predicate form over the same bytes
+  EXPECT_EQ(fetch(sieve::findall(exec, ByteIsSet{}, mask, sieve::linear_indices)), ref);
+  EXPECT_GT(ref.back(), i64(INT32_MAX));
+}
