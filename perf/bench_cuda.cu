@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — GPU benchmark: compactDevice against cub::DeviceSelect::Flagged
 // (with a counting iterator for the indices), cuda::Scan against
 // cub::DeviceScan, and a 4-plane reorderDevice, each beside a device-to-device
@@ -8,9 +9,9 @@
 #include <sieve/native/cuda/reorder.hpp>
 #include <sieve/native/cuda/scan.cuh>
 
+#include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -63,7 +64,8 @@ void table(const std::string& title, std::vector<Row>& rows, int reps, Timer& t,
   }
   for (auto& r : rows)
     std::printf("%-30s %-32s %9.4f %8.1f %8.2f %8.2f\n", title.c_str(), r.name.c_str(), r.best,
-                r.bytes / (r.best * 1e-3) * 1e-9, r.best / copyMs, peerMs > 0 ? r.best / peerMs : 0.0);
+                r.bytes / (r.best * 1e-3) * 1e-9, r.best / copyMs,
+                peerMs > 0 ? r.best / peerMs : 0.0);
   std::printf("\n");
   std::fflush(stdout);
 }
@@ -91,7 +93,8 @@ int main(int argc, char* argv[]) {
   }
   std::printf("Sieve GPU benchmark on %s (sm_%d%d), best of %d runs\n", prop.name, prop.major,
               prop.minor, reps);
-  std::printf("'x copy' = time / device-to-device copy of the same bytes; 'x CUB' = time / CUB\n\n");
+  std::printf(
+      "'x copy' = time / device-to-device copy of the same bytes; 'x CUB' = time / CUB\n\n");
   std::printf("%-30s %-32s %9s %8s %8s %8s\n", "case", "variant", "ms", "GB/s", "x copy", "x CUB");
   std::printf("%s\n", std::string(100, '-').c_str());
   Timer timer;
@@ -104,8 +107,8 @@ int main(int argc, char* argv[]) {
   auto* copyDst = deviceAlloc(maxN * 5);
   int* cubCount = static_cast<int*>(deviceAlloc(8));
   std::size_t cubBytes = 0, cubScanBytes = 0;
-  cub::DeviceSelect::Flagged(nullptr, cubBytes, thrust::counting_iterator<int>(0), mask, map, cubCount,
-                             static_cast<int>(maxN));
+  cub::DeviceSelect::Flagged(nullptr, cubBytes, thrust::counting_iterator<int>(0), mask, map,
+                             cubCount, static_cast<int>(maxN));
   cub::DeviceScan::InclusiveSum(nullptr, cubScanBytes, map, map, static_cast<int>(maxN));
   void* cubTemp = deviceAlloc(std::max(cubBytes, cubScanBytes));
 
@@ -124,17 +127,22 @@ int main(int argc, char* argv[]) {
       char title[64];
       std::snprintf(title, sizeof title, "compact 2^%d keep %.0f%%", log2n, keep * 100);
       std::vector<Row> rows{
-          {"D2D copy (n+4c)/2 bytes", [&] {
-             SIEVE_CUDA_CHECK(cudaMemcpyAsync(copyDst, copySrc, copyBytes, cudaMemcpyDeviceToDevice));
-           }, 2.0 * copyBytes},
-          {"cub::DeviceSelect::Flagged", [&] {
+          {"D2D copy (n+4c)/2 bytes",
+           [&] {
+             SIEVE_CUDA_CHECK(
+                 cudaMemcpyAsync(copyDst, copySrc, copyBytes, cudaMemcpyDeviceToDevice));
+           },
+           2.0 * copyBytes},
+          {"cub::DeviceSelect::Flagged",
+           [&] {
              std::size_t tb = cubBytes;
-             SIEVE_CUDA_CHECK(cub::DeviceSelect::Flagged(cubTemp, tb, thrust::counting_iterator<int>(0),
-                                                         mask, map, cubCount, static_cast<int>(n)));
-           }, bytes},
-          {"sieve compactDevice", [&] {
-             sieve::compactDevice(mask, 0u, map, count, scratch, n, nullptr);
-           }, bytes}};
+             SIEVE_CUDA_CHECK(cub::DeviceSelect::Flagged(cubTemp, tb,
+                                                         thrust::counting_iterator<int>(0), mask,
+                                                         map, cubCount, static_cast<int>(n)));
+           },
+           bytes},
+          {"sieve compactDevice",
+           [&] { sieve::compactDevice(mask, 0u, map, count, scratch, n, nullptr); }, bytes}};
       table(title, rows, reps, timer, "D2D copy (n+4c)/2 bytes", "cub::DeviceSelect::Flagged");
     }
     {
@@ -145,16 +153,22 @@ int main(int argc, char* argv[]) {
       auto* sums = static_cast<std::int32_t*>(scratch);
       SIEVE_CUDA_CHECK(cudaMemset(in, 1, n * 4));
       std::vector<Row> rows{
-          {"D2D copy 4n bytes", [&] {
-             SIEVE_CUDA_CHECK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice));
-           }, 8.0 * n},
-          {"cub::DeviceScan::InclusiveSum", [&] {
+          {"D2D copy 4n bytes",
+           [&] { SIEVE_CUDA_CHECK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); },
+           8.0 * n},
+          {"cub::DeviceScan::InclusiveSum",
+           [&] {
              std::size_t tb = cubScanBytes;
-             SIEVE_CUDA_CHECK(cub::DeviceScan::InclusiveSum(cubTemp, tb, in, out, static_cast<int>(n)));
-           }, 8.0 * n},
-          {"sieve cuda::Scan", [&] {
-             sieve::cuda::Scan::enqueue<std::int32_t, sieve::Sum, true>(in, out, sums, n, 0, nullptr);
-           }, 8.0 * n}};
+             SIEVE_CUDA_CHECK(
+                 cub::DeviceScan::InclusiveSum(cubTemp, tb, in, out, static_cast<int>(n)));
+           },
+           8.0 * n},
+          {"sieve cuda::Scan",
+           [&] {
+             sieve::cuda::Scan::enqueue<std::int32_t, sieve::Sum, true>(in, out, sums, n, 0,
+                                                                        nullptr);
+           },
+           8.0 * n}};
       table(title, rows, reps, timer, "D2D copy 4n bytes", "cub::DeviceScan::InclusiveSum");
     }
   }
@@ -185,18 +199,20 @@ int main(int argc, char* argv[]) {
     float copyMs = 1e30f, sieveMs = 1e30f;
     for (int k = 0; k < reps; ++k) {
       copyMs = std::min(copyMs, timer.time([&] {
-        SIEVE_CUDA_CHECK(cudaMemcpyAsync(moveDst, moveSrc, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice));
+        SIEVE_CUDA_CHECK(cudaMemcpyAsync(moveDst, moveSrc, static_cast<std::size_t>(bytes),
+                                         cudaMemcpyDeviceToDevice));
       }));
       reset();
       sieveMs = std::min(sieveMs, timer.time([&] {
-        sieve::reorderDevice(desc, 4, planes, 0u, perm, inv, map, words, words + 1, words + 2, scratch, n,
-                             nullptr);
+        sieve::reorderDevice(desc, 4, planes, 0u, perm, inv, map, words, words + 1, words + 2,
+                             scratch, n, nullptr);
       }));
     }
-    std::printf("%-30s %-32s %9.4f %8.1f %8.2f\n", "reorder 4 planes 2^24 keep 50%", "D2D copy of the planes",
-                copyMs, 2 * bytes / (copyMs * 1e-3) * 1e-9, 1.0);
-    std::printf("%-30s %-32s %9.4f %8.1f %8.2f\n\n", "reorder 4 planes 2^24 keep 50%", "sieve reorderDevice",
-                sieveMs, 2 * bytes / (sieveMs * 1e-3) * 1e-9, sieveMs / copyMs);
+    std::printf("%-30s %-32s %9.4f %8.1f %8.2f\n", "reorder 4 planes 2^24 keep 50%",
+                "D2D copy of the planes", copyMs, 2 * bytes / (copyMs * 1e-3) * 1e-9, 1.0);
+    std::printf("%-30s %-32s %9.4f %8.1f %8.2f\n\n", "reorder 4 planes 2^24 keep 50%",
+                "sieve reorderDevice", sieveMs, 2 * bytes / (sieveMs * 1e-3) * 1e-9,
+                sieveMs / copyMs);
     cudaFree(planes);
     cudaFree(perm);
     cudaFree(inv);
@@ -204,8 +220,8 @@ int main(int argc, char* argv[]) {
     cudaFree(moveSrc);
     cudaFree(moveDst);
   }
-  for (void* p : {static_cast<void*>(mask), static_cast<void*>(map), static_cast<void*>(count), scratch,
-                  copySrc, copyDst, static_cast<void*>(cubCount), cubTemp})
+  for (void* p : {static_cast<void*>(mask), static_cast<void*>(map), static_cast<void*>(count),
+                  scratch, copySrc, copyDst, static_cast<void*>(cubCount), cubTemp})
     cudaFree(p);
   return 0;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve benchmark — sieve::findall on the host (Kokkos::OpenMP, or the default
 // host space) at 2^26 elements, 1 / 50 / 99 % selected, against:
 //   - sieve::compact on the same mask, plus the allocation of the result
@@ -81,19 +82,22 @@ int main(int argc, char* argv[]) {
                 static_cast<long long>(n), HostExec::name(), static_cast<int>(exec.concurrency()),
                 KOKKOS_VERSION, reps);
     Kokkos::View<float*, Mem> values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "values"), n);
-    Kokkos::View<std::uint8_t*, Mem> mask(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mask"), n);
+    Kokkos::View<std::uint8_t*, Mem> mask(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mask"),
+                                          n);
     Kokkos::View<std::int32_t*, Mem> map(Kokkos::view_alloc(Kokkos::WithoutInitializing, "map"), n);
     Kokkos::View<std::uint32_t, Mem> count("count");
-    Kokkos::View<unsigned char*, Mem> scratch(Kokkos::view_alloc(Kokkos::WithoutInitializing, "scratch"),
-                                              sieve::compact_scratch_bytes(n));
+    Kokkos::View<unsigned char*, Mem> scratch(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "scratch"),
+        sieve::compact_scratch_bytes(n));
     Kokkos::View<float*, Mem> dense(Kokkos::view_alloc(Kokkos::WithoutInitializing, "dense"), n);
     Kokkos::View<float*, Mem> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out"), n);
-    Kokkos::parallel_for("init", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 k) {
-      values(k) = uniform(k);
-      dense(k) = 0.f;
-      out(k) = 0.f;
-      map(k) = 0;
-    });
+    Kokkos::parallel_for(
+        "init", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 k) {
+          values(k) = uniform(k);
+          dense(k) = 0.f;
+          out(k) = 0.f;
+          map(k) = 0;
+        });
     const std::size_t copyMax = static_cast<std::size_t>(9 * n / 2 + 64);
     Kokkos::View<unsigned char*, Mem> copySrc("copy_src", copyMax), copyDst("copy_dst", copyMax);
     const sieve::FindallWorkspace<HostExec> ws(exec, n);
@@ -101,8 +105,9 @@ int main(int argc, char* argv[]) {
     std::vector<std::string> summary;
     for (const double pct : {1.0, 50.0, 99.0}) {
       const float p = static_cast<float>(pct / 100.0);
-      Kokkos::parallel_for("mask", Range(exec, 0, n),
-                           KOKKOS_LAMBDA(const i64 k) { mask(k) = values(k) < p ? 1 : 0; });
+      Kokkos::parallel_for(
+          "mask", Range(exec, 0, n),
+          KOKKOS_LAMBDA(const i64 k) { mask(k) = values(k) < p ? 1 : 0; });
       exec.fence();
       const std::string tag = std::to_string(static_cast<int>(pct)) + "%";
 
@@ -141,40 +146,49 @@ int main(int argc, char* argv[]) {
       // The bytes the values form must move: read the mask and the values,
       // write the selected values; a copy moves each of its bytes twice (one
       // read, one write), so a deep_copy of half that many bytes is the limit.
-      const i64 kept = static_cast<i64>(sieve::findall(exec, mask, sieve::linear_indices).extent(0));
+      const i64 kept =
+          static_cast<i64>(sieve::findall(exec, mask, sieve::linear_indices).extent(0));
       const std::size_t copyBytes = static_cast<std::size_t>((n + 4 * n + 4 * kept) / 2);
-      val.variants.push_back({"copy limit (deep_copy)", [&] {
-                                Kokkos::deep_copy(exec, Kokkos::subview(copyDst, std::make_pair(std::size_t(0), copyBytes)),
-                                                  Kokkos::subview(copySrc, std::make_pair(std::size_t(0), copyBytes)));
-                                exec.fence();
-                              }, {}, 2.0 * static_cast<double>(copyBytes)});
+      val.variants.push_back(
+          {"copy limit (deep_copy)",
+           [&] {
+             Kokkos::deep_copy(exec,
+                               Kokkos::subview(copyDst, std::make_pair(std::size_t(0), copyBytes)),
+                               Kokkos::subview(copySrc, std::make_pair(std::size_t(0), copyBytes)));
+             exec.fence();
+           },
+           {},
+           2.0 * static_cast<double>(copyBytes)});
       val.variants.push_back({"masked dense copy", [&] {
-                                Kokkos::parallel_for("copy", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 k) {
-                                  dense(k) = mask(k) ? values(k) : 0.f;
-                                });
+                                Kokkos::parallel_for(
+                                    "copy", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 k) {
+                                      dense(k) = mask(k) ? values(k) : 0.f;
+                                    });
                                 exec.fence();
                               }});
-      val.variants.push_back({"read limit (mask + values)", [&] {
-                                float s = 0;
-                                Kokkos::parallel_reduce(
-                                    "read", Range(exec, 0, n),
-                                    KOKKOS_LAMBDA(const i64 k, float& acc) { acc += mask(k) ? values(k) : 0.f; }, s);
-                                g_sink = g_sink + static_cast<i64>(s);
-                              }});
+      val.variants.push_back(
+          {"read limit (mask + values)", [&] {
+             float s = 0;
+             Kokkos::parallel_reduce(
+                 "read", Range(exec, 0, n),
+                 KOKKOS_LAMBDA(const i64 k, float& acc) { acc += mask(k) ? values(k) : 0.f; }, s);
+             g_sink = g_sink + static_cast<i64>(s);
+           }});
       val.variants.push_back({"sieve::findall items", [&] {
                                 const auto r = sieve::findall(exec, mask, sieve::items(values));
                                 g_sink = g_sink + static_cast<i64>(r.extent(0));
                               }});
       val.variants.push_back({"sieve::findall pred items", [&] {
-                                const auto r = sieve::findall(exec, Below{p}, values, sieve::items(values), ws);
+                                const auto r = sieve::findall(exec, Below{p}, values,
+                                                              sieve::items(values), ws);
                                 g_sink = g_sink + static_cast<i64>(r.extent(0));
                               }});
       val.variants.push_back({"std::copy_if mask (1 thread)", [&] {
                                 const float* v = values.data();
                                 const std::uint8_t* m = mask.data();
-                                float* e = std::copy_if(v, v + n, out.data(), [v, m](const float& x) {
-                                  return m[&x - v] != 0;
-                                });
+                                float* e =
+                                    std::copy_if(v, v + n, out.data(),
+                                                 [v, m](const float& x) { return m[&x - v] != 0; });
                                 g_sink = g_sink + static_cast<i64>(e - out.data());
                               }});
       val.variants.push_back({"std::copy_if pred (1 thread)", [&] {
@@ -185,8 +199,9 @@ int main(int argc, char* argv[]) {
 #if KOKKOS_VERSION >= 30600
       val.variants.push_back({"Kokkos::Experimental::copy_if", [&] {
                                 namespace KE = Kokkos::Experimental;
-                                const auto e = KE::copy_if(exec, KE::cbegin(values), KE::cend(values),
-                                                           KE::begin(out), Below{p});
+                                const auto e =
+                                    KE::copy_if(exec, KE::cbegin(values), KE::cend(values),
+                                                KE::begin(out), Below{p});
                                 exec.fence();
                                 g_sink = g_sink + static_cast<i64>(e - KE::begin(out));
                               }});
@@ -194,21 +209,25 @@ int main(int argc, char* argv[]) {
       sieve_bench::runCase(val, reps);
       sieve_bench::printCase(val);
 
-      auto best = [](const sieve_bench::Case& c, const char* name) { return sieve_bench::find(c, name)->best; };
+      auto best = [](const sieve_bench::Case& c, const char* name) {
+        return sieve_bench::find(c, name)->best;
+      };
       char line[512];
-      std::snprintf(line, sizeof line,
-                    "%3s selected: findall/compact+alloc %.2f (with workspace %.2f); values/copy limit %.2f "
-                    "(pred form %.2f; /read limit %.2f); std::copy_if mask / findall items %.2f",
-                    tag.c_str(), best(idx, "sieve::findall") / best(idx, "sieve::compact + alloc"),
-                    best(idx, "sieve::findall + workspace") / best(idx, "sieve::compact + alloc"),
-                    best(val, "sieve::findall items") / best(val, "copy limit (deep_copy)"),
-                    best(val, "sieve::findall pred items") / best(val, "copy limit (deep_copy)"),
-                    best(val, "sieve::findall items") / best(val, "read limit (mask + values)"),
-                    best(val, "std::copy_if mask (1 thread)") / best(val, "sieve::findall items"));
+      std::snprintf(
+          line, sizeof line,
+          "%3s selected: findall/compact+alloc %.2f (with workspace %.2f); values/copy limit %.2f "
+          "(pred form %.2f; /read limit %.2f); std::copy_if mask / findall items %.2f",
+          tag.c_str(), best(idx, "sieve::findall") / best(idx, "sieve::compact + alloc"),
+          best(idx, "sieve::findall + workspace") / best(idx, "sieve::compact + alloc"),
+          best(val, "sieve::findall items") / best(val, "copy limit (deep_copy)"),
+          best(val, "sieve::findall pred items") / best(val, "copy limit (deep_copy)"),
+          best(val, "sieve::findall items") / best(val, "read limit (mask + values)"),
+          best(val, "std::copy_if mask (1 thread)") / best(val, "sieve::findall items"));
       std::string s = line;
 #if KOKKOS_VERSION >= 30600
-      std::snprintf(line, sizeof line, "; Kokkos copy_if / findall pred %.2f",
-                    best(val, "Kokkos::Experimental::copy_if") / best(val, "sieve::findall pred items"));
+      std::snprintf(
+          line, sizeof line, "; Kokkos copy_if / findall pred %.2f",
+          best(val, "Kokkos::Experimental::copy_if") / best(val, "sieve::findall pred items"));
       s += line;
 #endif
       summary.push_back(s);

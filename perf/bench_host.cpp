@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — host benchmark: compaction, inclusive scan and a 4-plane reorder on
 // the OpenMP twins and through the Kokkos API, each beside its peers in the
 // same run: a memory copy of the same bytes (the bandwidth limit), a
@@ -108,11 +109,17 @@ void benchCompact(const Options& o, Summary& sum, Csv& csv) {
     const auto copyBytes = static_cast<std::size_t>(bytes / 2);
     char name[64];
     std::snprintf(name, sizeof name, "compact 2^%d keep %s", o.log2n, percent(keep).c_str());
-    Case c{name, {}, "memcpy (n+4c)/2 bytes", "sieve compactHost", "compact", n,
+    Case c{name,
+           {},
+           "memcpy (n+4c)/2 bytes",
+           "sieve compactHost",
+           "compact",
+           n,
            static_cast<double>(kept) / static_cast<double>(n)};
-    c.variants.push_back({"memcpy (n+4c)/2 bytes", [&] { parallelCopy(b.data(), a.data(), copyBytes); },
-                          {}, bytes});
-    c.variants.push_back({"sequential branchless", [&] {
+    c.variants.push_back(
+        {"memcpy (n+4c)/2 bytes", [&] { parallelCopy(b.data(), a.data(), copyBytes); }, {}, bytes});
+    c.variants.push_back({"sequential branchless",
+                          [&] {
                             const std::uint8_t* m = mask.data();
                             std::int32_t* out = map.data();
                             std::uint32_t k = 0;
@@ -121,41 +128,50 @@ void benchCompact(const Options& o, Summary& sum, Csv& csv) {
                               k += m[i] != 0;
                             }
                             count() = k;
-                          }, {}, bytes});
-    c.variants.push_back({"Kokkos::parallel_scan idiom", [&] {
-                            std::uint32_t total = 0;
-                            const auto m = mask;
-                            const auto out = map;
-                            Kokkos::parallel_scan(
-                                "idiom::compact", Kokkos::RangePolicy<HostExec>(0, n),
-                                KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& upd, const bool final) {
-                                  if (m(i)) {
-                                    if (final) out(upd) = static_cast<std::int32_t>(i);
-                                    ++upd;
-                                  }
-                                },
-                                total);
-                            count() = total;
-                          }, {}, bytes});
-    c.variants.push_back({"sieve compactHost", [&] {
-                            sieve::compactHost(mask.data(), 0u, map.data(), count.data(),
-                                               scratch.data(), n);
-                          }, {}, bytes});
-    c.variants.push_back({"sieve::compact (Kokkos API)", [&] {
-                            sieve::compact(HostExec(), mask, mapN, count, scratch);
-                          }, {}, bytes});
+                          },
+                          {},
+                          bytes});
+    c.variants.push_back(
+        {"Kokkos::parallel_scan idiom",
+         [&] {
+           std::uint32_t total = 0;
+           const auto m = mask;
+           const auto out = map;
+           Kokkos::parallel_scan(
+               "idiom::compact", Kokkos::RangePolicy<HostExec>(0, n),
+               KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& upd, const bool final) {
+                 if (m(i)) {
+                   if (final) out(upd) = static_cast<std::int32_t>(i);
+                   ++upd;
+                 }
+               },
+               total);
+           count() = total;
+         },
+         {},
+         bytes});
+    c.variants.push_back(
+        {"sieve compactHost",
+         [&] { sieve::compactHost(mask.data(), 0u, map.data(), count.data(), scratch.data(), n); },
+         {},
+         bytes});
+    c.variants.push_back({"sieve::compact (Kokkos API)",
+                          [&] { sieve::compact(HostExec(), mask, mapN, count, scratch); },
+                          {},
+                          bytes});
     runCase(c, o.reps);
     printCase(c);
     csv.write(c);
     if (keep == 0.50) {
       sum.check("compact 50%: sieve compactHost / memcpy of the same traffic",
-                find(c, "sieve compactHost")->best / find(c, "memcpy (n+4c)/2 bytes")->best, 1.5, true);
-      sum.check("compact 50%: speed-up over the Kokkos::parallel_scan idiom",
-                find(c, "Kokkos::parallel_scan idiom")->best / find(c, "sieve compactHost")->best, 2.0,
-                false);
-      sum.check("compact 50%: Kokkos API / twins (API overhead)",
-                find(c, "sieve::compact (Kokkos API)")->best / find(c, "sieve compactHost")->best, 1.05,
+                find(c, "sieve compactHost")->best / find(c, "memcpy (n+4c)/2 bytes")->best, 1.5,
                 true);
+      sum.check("compact 50%: speed-up over the Kokkos::parallel_scan idiom",
+                find(c, "Kokkos::parallel_scan idiom")->best / find(c, "sieve compactHost")->best,
+                2.0, false);
+      sum.check("compact 50%: Kokkos API / twins (API overhead)",
+                find(c, "sieve::compact (Kokkos API)")->best / find(c, "sieve compactHost")->best,
+                1.05, true);
     }
   }
 }
@@ -172,38 +188,52 @@ void benchScan(const Options& o, Summary& sum, Csv& csv) {
   std::snprintf(name, sizeof name, "inclusive scan int32 2^%d", o.log2n);
   const double bytes = 8.0 * static_cast<double>(n);
   Case c{name, {}, "memcpy 4n bytes", "sieve cpu::Scan", "scan", n};
-  c.variants.push_back({"memcpy 4n bytes", [&] { parallelCopy(out.data(), in.data(), 4 * n); }, {}, bytes});
-  c.variants.push_back({"sequential loop", [&] {
+  c.variants.push_back(
+      {"memcpy 4n bytes", [&] { parallelCopy(out.data(), in.data(), 4 * n); }, {}, bytes});
+  c.variants.push_back({"sequential loop",
+                        [&] {
                           std::int32_t acc = 0;
                           const std::int32_t* src = in.data();
                           std::int32_t* dst = out.data();
                           for (std::int64_t i = 0; i < n; ++i) dst[i] = acc += src[i];
-                        }, {}, bytes});
-  c.variants.push_back({"Kokkos::parallel_scan idiom", [&] {
-                          const auto src = in;
-                          const auto dst = out;
-                          Kokkos::parallel_scan(
-                              "idiom::scan", Kokkos::RangePolicy<HostExec>(0, n),
-                              KOKKOS_LAMBDA(const std::int64_t i, std::int32_t& upd, const bool final) {
-                                upd += src(i);
-                                if (final) dst(i) = upd;
-                              });
-                          HostExec().fence();
-                        }, {}, bytes});
-  c.variants.push_back({"sieve cpu::Scan", [&] {
-                          sieve::cpu::Scan::inclusive<std::int32_t, sieve::Sum>(in.data(), out.data(),
-                                                                                 sums.data(), n);
-                        }, {}, bytes});
-  c.variants.push_back({"sieve::inclusive_scan (Kokkos API)", [&] {
-                          sieve::inclusive_scan(HostExec(), in, out, sieve::Sum{}, 0, apiSums);
-                        }, {}, bytes});
+                        },
+                        {},
+                        bytes});
+  c.variants.push_back(
+      {"Kokkos::parallel_scan idiom",
+       [&] {
+         const auto src = in;
+         const auto dst = out;
+         Kokkos::parallel_scan(
+             "idiom::scan", Kokkos::RangePolicy<HostExec>(0, n),
+             KOKKOS_LAMBDA(const std::int64_t i, std::int32_t& upd, const bool final) {
+               upd += src(i);
+               if (final) dst(i) = upd;
+             });
+         HostExec().fence();
+       },
+       {},
+       bytes});
+  c.variants.push_back({"sieve cpu::Scan",
+                        [&] {
+                          sieve::cpu::Scan::inclusive<std::int32_t, sieve::Sum>(
+                              in.data(), out.data(), sums.data(), n);
+                        },
+                        {},
+                        bytes});
+  c.variants.push_back(
+      {"sieve::inclusive_scan (Kokkos API)",
+       [&] { sieve::inclusive_scan(HostExec(), in, out, sieve::Sum{}, 0, apiSums); },
+       {},
+       bytes});
   runCase(c, o.reps);
   printCase(c);
   csv.write(c);
   sum.check("inclusive scan int32: sieve cpu::Scan / memcpy of the array",
             find(c, "sieve cpu::Scan")->best / find(c, "memcpy 4n bytes")->best, 1.5, true);
   sum.check("inclusive scan int32: speed-up over the Kokkos::parallel_scan idiom",
-            find(c, "Kokkos::parallel_scan idiom")->best / find(c, "sieve cpu::Scan")->best, 2.0, false);
+            find(c, "Kokkos::parallel_scan idiom")->best / find(c, "sieve cpu::Scan")->best, 2.0,
+            false);
   sum.check("inclusive scan int32: Kokkos API / twins (API overhead)",
             find(c, "sieve::inclusive_scan (Kokkos API)")->best / find(c, "sieve cpu::Scan")->best,
             1.05, true);
@@ -248,17 +278,26 @@ void benchReorder(const Options& o, Summary&, Csv& csv) {
     char name[64];
     std::snprintf(name, sizeof name, "reorder 4 planes 2^%d keep %s", o.log2n - 1,
                   percent(keepFraction).c_str());
-    Case c{name, {}, "memcpy of the planes", "sieve reorderHost", "reorder", n,
+    Case c{name,
+           {},
+           "memcpy of the planes",
+           "sieve reorderHost",
+           "reorder",
+           n,
            static_cast<double>(kept) / static_cast<double>(n)};
-    c.variants.push_back({"memcpy of the planes",
-                          [&] { parallelCopy(b.data(), a.data(), static_cast<std::size_t>(planeBytes)); },
-                          reset, 2 * planeBytes});
-    c.variants.push_back({"sequential branchless", [&] {
-                            // Stable partition: every plane staged, then scattered through two cursors.
+    c.variants.push_back(
+        {"memcpy of the planes",
+         [&] { parallelCopy(b.data(), a.data(), static_cast<std::size_t>(planeBytes)); }, reset,
+         2 * planeBytes});
+    c.variants.push_back({"sequential branchless",
+                          [&] {
+                            // Stable partition: every plane staged, then scattered through two
+                            // cursors.
                             std::int64_t cnt = 0;
                             for (std::int64_t i = 0; i < n; ++i) cnt += mask(i) != 0;
                             auto part = [&](auto* plane, auto* stage) {
-                              std::memcpy(stage, plane, sizeof(*plane) * static_cast<std::size_t>(n));
+                              std::memcpy(stage, plane,
+                                          sizeof(*plane) * static_cast<std::size_t>(n));
                               std::int64_t k = 0, d = cnt;
                               for (std::int64_t i = 0; i < n; ++i) {
                                 const std::int64_t keep = stageM(i) != 0, sel = -keep;
@@ -279,57 +318,65 @@ void benchReorder(const Options& o, Summary&, Csv& csv) {
                                 d += 1 - keep;
                               }
                             }
-                            for (std::int64_t s = 0; s < n; ++s) inv(perm(s)) = static_cast<std::int32_t>(s);
-                            for (std::int64_t t = 0; t < cnt; ++t) map(t) = static_cast<std::int32_t>(t);
+                            for (std::int64_t s = 0; s < n; ++s)
+                              inv(perm(s)) = static_cast<std::int32_t>(s);
+                            for (std::int64_t t = 0; t < cnt; ++t)
+                              map(t) = static_cast<std::int32_t>(t);
                             count() = span() = static_cast<std::uint32_t>(cnt);
                             fire() = 0;
-                          }, reset, 2 * planeBytes});
-    c.variants.push_back({"Kokkos idiom (scan + scatters)", [&] {
-                            // Destinations by parallel_scan, then every plane staged and scattered.
-                            std::uint32_t cnt = 0;
-                            const auto m = mask;
-                            const auto ds = dst;
-                            Kokkos::parallel_reduce(
-                                "idiom::count", Kokkos::RangePolicy<HostExec>(0, n),
-                                KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& acc) { acc += m(i) != 0; },
-                                cnt);
-                            Kokkos::parallel_scan(
-                                "idiom::dst", Kokkos::RangePolicy<HostExec>(0, n),
-                                KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& upd, const bool final) {
-                                  const bool keep = m(i) != 0;
-                                  if (final)
-                                    ds(i) = static_cast<std::int32_t>(keep ? upd : cnt + (i - upd));
-                                  upd += keep;
-                                });
-                            idiomScatter(x, stageD, ds);
-                            idiomScatter(y, stageD, ds);
-                            idiomScatter(z, stageD, ds);
-                            idiomScatter(perm, stageI, ds);
-                            idiomScatter(mask, stageM, ds);
-                            const auto p = perm;
-                            const auto iv = inv;
-                            const auto mp = map;
-                            Kokkos::parallel_for(
-                                "idiom::inv", Kokkos::RangePolicy<HostExec>(0, n),
-                                KOKKOS_LAMBDA(const std::int64_t s) {
-                                  iv(p(s)) = static_cast<std::int32_t>(s);
-                                  if (s < cnt) mp(s) = static_cast<std::int32_t>(s);
-                                });
-                            HostExec().fence();
-                            count() = span() = cnt;
-                            fire() = 0;
-                          }, reset, 2 * planeBytes});
-    c.variants.push_back({"sieve reorderHost", [&] {
+                          },
+                          reset, 2 * planeBytes});
+    c.variants.push_back(
+        {"Kokkos idiom (scan + scatters)",
+         [&] {
+           // Destinations by parallel_scan, then every plane staged and scattered.
+           std::uint32_t cnt = 0;
+           const auto m = mask;
+           const auto ds = dst;
+           Kokkos::parallel_reduce(
+               "idiom::count", Kokkos::RangePolicy<HostExec>(0, n),
+               KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& acc) { acc += m(i) != 0; }, cnt);
+           Kokkos::parallel_scan(
+               "idiom::dst", Kokkos::RangePolicy<HostExec>(0, n),
+               KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& upd, const bool final) {
+                 const bool keep = m(i) != 0;
+                 if (final) ds(i) = static_cast<std::int32_t>(keep ? upd : cnt + (i - upd));
+                 upd += keep;
+               });
+           idiomScatter(x, stageD, ds);
+           idiomScatter(y, stageD, ds);
+           idiomScatter(z, stageD, ds);
+           idiomScatter(perm, stageI, ds);
+           idiomScatter(mask, stageM, ds);
+           const auto p = perm;
+           const auto iv = inv;
+           const auto mp = map;
+           Kokkos::parallel_for(
+               "idiom::inv", Kokkos::RangePolicy<HostExec>(0, n),
+               KOKKOS_LAMBDA(const std::int64_t s) {
+                 iv(p(s)) = static_cast<std::int32_t>(s);
+                 if (s < cnt) mp(s) = static_cast<std::int32_t>(s);
+               });
+           HostExec().fence();
+           count() = span() = cnt;
+           fire() = 0;
+         },
+         reset, 2 * planeBytes});
+    c.variants.push_back({"sieve reorderHost",
+                          [&] {
                             const sieve::ReorderPlane planes[] = {
                                 {mask.data(), 1}, {x.data(), 8}, {y.data(), 8}, {z.data(), 8}};
                             sieve::reorderHost(planes, 4, mask.data(), 0u, perm.data(), inv.data(),
                                                map.data(), count.data(), span.data(), fire.data(),
                                                scratch.data(), n);
-                          }, reset, 2 * planeBytes});
-    c.variants.push_back({"sieve::reorder (Kokkos API)", [&] {
+                          },
+                          reset, 2 * planeBytes});
+    c.variants.push_back({"sieve::reorder (Kokkos API)",
+                          [&] {
                             sieve::reorder(HostExec(), mask, perm, inv, map, count, span, fire,
                                            scratch, mask, x, y, z);
-                          }, reset, 2 * planeBytes});
+                          },
+                          reset, 2 * planeBytes});
     runCase(c, o.reps);
     printCase(c);
     csv.write(c);
@@ -359,11 +406,13 @@ int main(int argc, char* argv[]) {
       std::printf(
           "usage: sieve_bench [--log2n N (26)] [--reps R (15)] [--only compact|scan|reorder]\n"
           "                   [--keep F,F,... | --sweep] [--csv FILE] [--kokkos-...]\n"
-          "  --keep F,...  kept fractions in [0, 1] for compaction and reorder (default: compaction\n"
+          "  --keep F,...  kept fractions in [0, 1] for compaction and reorder (default: "
+          "compaction\n"
           "                at 0.01,0.5,0.99, reorder at 0.5)\n"
           "  --sweep       --keep 0,0.01,0.1,0.25,0.5,0.75,0.9,0.99,1\n"
           "  --csv FILE    also write every measured row to FILE (primitive, case, n, kept\n"
-          "                fraction, implementation, role, seconds, bytes, GB/s, x memcpy, x sieve,\n"
+          "                fraction, implementation, role, seconds, bytes, GB/s, x memcpy, x "
+          "sieve,\n"
           "                threads, isa); sweeps unless --keep is given. Plot it with\n"
           "                python3 scripts/plot_bench.py FILE\n"
           "Timings swing on a shared machine: see the README's Performance tips\n"
@@ -386,9 +435,8 @@ int main(int argc, char* argv[]) {
   Kokkos::initialize(argc, argv);
   {
     Csv csv;
-    if (!o.csv.empty() &&
-        !csv.open(o.csv, static_cast<int>(HostExec().concurrency()),
-                  sieve::hostIsaName(sieve::hostIsa()))) {
+    if (!o.csv.empty() && !csv.open(o.csv, static_cast<int>(HostExec().concurrency()),
+                                    sieve::hostIsaName(sieve::hostIsa()))) {
       std::fprintf(stderr, "sieve_bench: cannot write '%s'\n", o.csv.c_str());
       Kokkos::finalize();
       return 2;
@@ -396,8 +444,9 @@ int main(int argc, char* argv[]) {
     std::printf("Sieve host benchmark: %s, %d threads, host ISA %s, best of %d interleaved runs\n",
                 HostExec::name(), static_cast<int>(HostExec().concurrency()),
                 sieve::hostIsaName(sieve::hostIsa()), o.reps);
-    std::printf("'x copy' = time / the memcpy moving the same bytes (the bandwidth limit); "
-                "'x sieve' = time / sieve's twin\n\n");
+    std::printf(
+        "'x copy' = time / the memcpy moving the same bytes (the bandwidth limit); "
+        "'x sieve' = time / sieve's twin\n\n");
     printHeader();
     Summary sum;
     if (o.only.empty() || o.only == "compact") benchCompact(o, sum, csv);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve demo — a particle population in which a random fraction is absorbed
 // every step. Each step moves the live particles (through the index map),
 // compacts the live set of the span [0, span) with the locality trigger, and
@@ -123,10 +124,11 @@ Parsed parse(int argc, char* argv[], Options& o) {
       return Parsed::Bad;
     }
   }
-  if (o.particles < 1 || o.particles > 2147483647 || o.steps < 1 || !(o.absorb >= 0 && o.absorb <= 1) ||
-      !(o.theta > 0 && o.theta < 1)) {
-    std::fprintf(stderr, "sieve_demo: particles in [1, 2^31-1], steps >= 1, absorb in [0, 1], "
-                         "theta in (0, 1) (see --help)\n");
+  if (o.particles < 1 || o.particles > 2147483647 || o.steps < 1 ||
+      !(o.absorb >= 0 && o.absorb <= 1) || !(o.theta > 0 && o.theta < 1)) {
+    std::fprintf(stderr,
+                 "sieve_demo: particles in [1, 2^31-1], steps >= 1, absorb in [0, 1], "
+                 "theta in (0, 1) (see --help)\n");
     return Parsed::Bad;
   }
   return Parsed::Run;
@@ -178,7 +180,8 @@ int run(const Options& o) {
     timer.reset();
     // Transport the live particles: slot = map(k), particle id = perm(slot).
     Kokkos::parallel_for(
-        "demo::transport", Kokkos::RangePolicy<Exec>(exec, 0, live), KOKKOS_LAMBDA(const std::int64_t k) {
+        "demo::transport", Kokkos::RangePolicy<Exec>(exec, 0, live),
+        KOKKOS_LAMBDA(const std::int64_t k) {
           const std::int32_t slot = map(k);
           phys.step(perm(slot), s, x(slot), y(slot), z(slot), energy(slot), alive(slot));
         });
@@ -227,13 +230,15 @@ int run(const Options& o) {
     if (!same && bad++ < 5)
       std::printf("  particle %lld differs from its replay\n", static_cast<long long>(i));
   }
-  std::printf("\nsummary: %d steps, %d reorders, %.2f ms/step on average, %lld of %lld particles "
-              "alive\n",
-              o.steps, reorders, total / o.steps, static_cast<long long>(survivors),
-              static_cast<long long>(n));
+  std::printf(
+      "\nsummary: %d steps, %d reorders, %.2f ms/step on average, %lld of %lld particles "
+      "alive\n",
+      o.steps, reorders, total / o.steps, static_cast<long long>(survivors),
+      static_cast<long long>(n));
   if (bad != 0 || survivors != live) {
-    std::printf("verification FAILED: %lld particles differ from their replay (live %u, replay %lld)\n",
-                static_cast<long long>(bad), live, static_cast<long long>(survivors));
+    std::printf(
+        "verification FAILED: %lld particles differ from their replay (live %u, replay %lld)\n",
+        static_cast<long long>(bad), live, static_cast<long long>(survivors));
     return 1;
   }
   std::printf("verification passed: every particle restored to its slot, bit for bit\n");

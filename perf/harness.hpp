@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve benchmarks — a small timing harness: every variant of a case runs once
 // per repetition, interleaved with the others (so that a noisy machine slows
 // them alike), and the best time of all repetitions is kept. Every row can
@@ -59,8 +60,8 @@ inline const Variant* find(const Case& c, const std::string& name) {
 }
 
 inline void printHeader() {
-  std::printf("%-34s %-30s %10s %9s %10s %10s\n", "case", "variant", "time [ms]", "GB/s",
-              "x copy", "x sieve");
+  std::printf("%-34s %-30s %10s %9s %10s %10s\n", "case", "variant", "time [ms]", "GB/s", "x copy",
+              "x sieve");
   std::printf("%s\n", std::string(108, '-').c_str());
 }
 
@@ -101,8 +102,9 @@ class Csv {
     threads_ = threads;
     isa_ = isa;
     if (f_)
-      std::fprintf(f_, "primitive,case,n,kept_fraction,implementation,role,seconds,bytes,gb_per_s,"
-                       "x_memcpy,x_sieve,threads,isa\n");
+      std::fprintf(f_,
+                   "primitive,case,n,kept_fraction,implementation,role,seconds,bytes,gb_per_s,"
+                   "x_memcpy,x_sieve,threads,isa\n");
     return f_ != nullptr;
   }
   bool isOpen() const { return f_ != nullptr; }
@@ -117,9 +119,8 @@ class Csv {
       if (base) std::snprintf(xb, sizeof xb, "%.4f", v.best / base->best);
       if (subj) std::snprintf(xs, sizeof xs, "%.4f", v.best / subj->best);
       std::fprintf(f_, "%s,%s,%lld,%s,%s,%s,%.9g,%.0f,%s,%s,%s,%d,%s\n", quote(c.primitive).c_str(),
-                   quote(c.name).c_str(), static_cast<long long>(c.n), kept,
-                   quote(v.name).c_str(), roleOf(c, v), v.best, v.bytes, gbs, xb, xs, threads_,
-                   quote(isa_).c_str());
+                   quote(c.name).c_str(), static_cast<long long>(c.n), kept, quote(v.name).c_str(),
+                   roleOf(c, v), v.best, v.bytes, gbs, xb, xs, threads_, quote(isa_).c_str());
     }
     std::fflush(f_);
   }
@@ -146,7 +147,8 @@ inline void parallelCopy(void* dst, const void* src, std::size_t bytes) {
 #else
     const std::size_t t = 0, T = 1;
 #endif
-    const std::size_t a = bytes * t / T / 64 * 64, b = t + 1 == T ? bytes : bytes * (t + 1) / T / 64 * 64;
+    const std::size_t a = bytes * t / T / 64 * 64,
+                      b = t + 1 == T ? bytes : bytes * (t + 1) / T / 64 * 64;
     std::memcpy(static_cast<char*>(dst) + a, static_cast<const char*>(src) + a, b - a);
   }
 }

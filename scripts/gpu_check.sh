@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Sieve — the GPU check, in one call on a machine with an NVIDIA GPU (sm_90+):
 # build the native CUDA face, run its tests (device output against the host
 # twins, byte for byte; graph capture/replay) and the benchmark against CUB.

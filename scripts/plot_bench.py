@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Sieve -- draw the host benchmark's CSV.
 
     ./build/perf/sieve_bench --csv bench.csv && python3 scripts/plot_bench.py bench.csv

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Sieve — set up a Debian 12 machine and build Sieve.
 #
 #   scripts/setup.sh [--build-dir DIR] [--no-cuda] [--no-build] [--plot]
@@ -11,8 +12,9 @@
 #    Debian's `trilinos` source package into .deps/kokkos. The source comes from
 #    a private apt sources list whose deb-src line uses the mirror this machine's
 #    own apt sources use; the system's apt configuration is never edited.
-# 3. Configures and builds Sieve in DIR (default: build/), with the native
-#    CUDA face when nvcc is found (its tests skip without a GPU).
+# 3. Configures and builds Sieve in DIR (default: build/), asking for the native
+#    CUDA face when nvcc is found (-DSIEVE_ENABLE_CUDA=ON; its tests skip without
+#    a GPU); otherwise CMake's default, which follows Kokkos.
 # Idempotent: a second run reuses what the first one installed and built.
 set -euo pipefail
 
@@ -27,7 +29,7 @@ while [ $# -gt 0 ]; do
     --no-cuda) use_cuda=off; shift ;;
     --no-build) do_build=0; shift ;;
     --plot) plot=1; shift ;;
-    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -159,7 +161,11 @@ fi
 
 # --- 3. Sieve ---------------------------------------------------------------------------
 [ "$do_build" -eq 1 ] || { say "done (not building Sieve)"; exit 0; }
-cuda_args=()
+# The developers' build asks for the native CUDA face explicitly when nvcc is
+# here (its tests must compile everywhere nvcc is, even next to an OpenMP-only
+# Kokkos). CMake's own default (AUTO) follows Kokkos: a plain `cmake` build, or
+# this script without nvcc or with --no-cuda, builds it only for a CUDA Kokkos.
+cuda_args=(-DSIEVE_ENABLE_CUDA=AUTO) # also resets an ON left in a reused build dir
 if [ "$use_cuda" = auto ]; then
   nvcc="$(command -v nvcc || true)"
   [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc

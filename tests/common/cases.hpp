@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve tests — the cases every face runs: sizes, masks, polarities. One home,
 // so the host, Kokkos and CUDA suites test exactly the same inputs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve tests — rejection checks: the call throws std::invalid_argument and
 // the message names what was wrong.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve tests — the face adapters: what a face must offer so that the shared
 // suites (suite_compact.hpp, suite_reorder.hpp, suite_scan.hpp) run on it.
 //

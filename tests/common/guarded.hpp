@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve tests — buffers with guard bytes behind them, to prove that no face
 // touches a byte past the documented size.
 #pragma once

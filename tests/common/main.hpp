@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve tests — the end of every test binary's main: a run in which no test
 // passed and none failed (every case skipped, as the CUDA ones do without a
 // GPU, or none selected) exits with kSkipReturnCode, which CTest reports as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve tests — an associative operator whose operand order matters, to catch
 // a face that combines op(x, prefix) instead of op(prefix, x).
 #pragma once

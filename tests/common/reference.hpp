@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve tests — the independent references: plain sequential loops written
 // from the specification, sharing no code with the library (not even the
 // rules in core/), so that a rule written wrong in one place is caught.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve tests — compaction and the locality trigger, one body for every face.
 //
 //   SIEVE_COMPACT_SUITE(HostCompact, HostFace)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve tests — reorder and restore, one body for every face.
 //
 //   SIEVE_REORDER_SUITE(HostReorder, HostFace)

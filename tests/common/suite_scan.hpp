@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve tests — inclusive and exclusive scans, one body for every face.
 //
 //   SIEVE_SCAN_SUITE(HostScan, HostFace, ::sieve_test::sizes())

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve compile-fail tests — each SIEVE_CASE is a misuse of the public API
 // that must not compile, and whose FIRST compiler error must be Sieve's
 // static_assert naming the argument and the rule (first_error.cmake checks).

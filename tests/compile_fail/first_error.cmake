@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sieve compile-fail check: build TARGET in BUILD_DIR, expect the build to
 # fail, and expect the first line of the compiler output that reports an
 # error to contain EXPECT (Sieve's static_assert text).

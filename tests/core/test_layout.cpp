@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve tests — the scratch layouts (core/layout.hpp): every region inside its scratch.
 //
 // Sweeps n (small, block and tile boundaries of every face, powers of two,

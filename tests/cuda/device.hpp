@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve CUDA tests — device buffers and the device-present check.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve CUDA tests — CudaFace, the shared suites' adapter for the native CUDA
 // face (compactDevice / reorderDevice / restoreDevice / cuda::Scan), device
 // buffers behind guards. Without a GPU every shared case skips with the reason.

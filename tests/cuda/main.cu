@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve CUDA tests — without a GPU every device case skips, and a run in which
 // nothing passed exits with the skip code (ctest shows it skipped).
 #include "../common/main.hpp"

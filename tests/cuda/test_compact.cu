@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve CUDA tests — compactDevice: the shared compaction suite on the native
 // CUDA face, then what only it has (graph capture and replay, thousands of
 // tiles and n = INT32_MAX, a stale CUDA error) and the argument checks, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve CUDA tests — reorderDevice / restoreDevice: the shared reorder suite
 // on the native CUDA face, then a captured reorder replayed under the fire
 // word, and the argument checks (run everywhere).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve CUDA tests — cuda::Scan: the shared scan suite on the native CUDA face
 // (plus 6000011 elements: three levels of tiles), then the entry points
 // (inclusive / exclusive / inclusiveGraph) and the argument checks (run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A user of the installed package: the Kokkos API and the native host face.
 #include <sieve/sieve.hpp>
 

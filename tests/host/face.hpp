@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve host tests — HostFace, the shared suites' adapter for the native host
 // twins (compactHost / reorderHost / restoreHost / cpu::Scan), raw pointers,
 // no Kokkos.

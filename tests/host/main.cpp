@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve host tests — the native host face, no Kokkos.
 #include "../common/main.hpp"
 

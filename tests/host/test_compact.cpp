@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve host tests — compactHost: the shared compaction suite on the host
 // twins, then what only the raw-pointer face has (null pointers for an empty
 // batch, the argument checks and their messages).

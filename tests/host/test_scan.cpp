@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve host tests — cpu::Scan: the shared scan suite on the host twins, then
 // what only this face has: the default init, other block sizes, the argument
 // checks, and (HostScanOpenMP, run by the host.omp4 ctest entry, fixed teams

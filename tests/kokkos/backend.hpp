@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — the backend a test binary runs (Kokkos "test category"
 // pattern: the same sources compiled once per enabled execution space) and
 // helpers to move data between std::vector and Views of its memory space.
@@ -5,8 +6,8 @@
 
 #include <sieve/sieve.hpp>
 
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <string>

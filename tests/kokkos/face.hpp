@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — KokkosFace, the shared suites' adapter for the public
 // API on this binary's execution space (TestExec: Serial → the portable path,
 // OpenMP → the twins, Cuda → the native CUDA face).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — Kokkos is initialised once around every test; a run in
 // which nothing passed exits with the skip code (tests/common/main.hpp).
 #include "../common/main.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — API conventions: which face runs (observed through
 // Kokkos Tools callbacks), the overloads without an instance, and independent
 // instances used concurrently.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — sieve::compact on the backend of this binary: the
 // shared compaction suite through the public API, then what only the Kokkos
 // face has (strided masks, empty Views, the explicit keep polarity, the

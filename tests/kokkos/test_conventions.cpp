@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — the API conventions themselves: the forms without an
 // instance return what a host caller wants, the scan total, the honest scan
 // scratch size, the typed polarity and the label overloads write exactly what
@@ -13,8 +14,8 @@
 using namespace sieve_test;
 
 TEST(Conventions, FencedCompactReturnsTheCountAndPolarityIsTyped) {
-  for (const std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(4097),
-                               std::int64_t(300007)}) {
+  for (const std::int64_t n :
+       {std::int64_t(0), std::int64_t(1), std::int64_t(4097), std::int64_t(300007)}) {
     const auto host = makeMask(MaskKind::Random50, n);
     const auto mask = toDevice(host, "mask");
     for (const bool drop : {false, true}) {
@@ -105,7 +106,8 @@ TEST(Conventions, LabelledFormsWriteWhatThePlainFormsWrite) {
   auto run = [&](bool labelled) {
     auto mask = toDevice(host, "mask");
     std::vector<std::int32_t> id(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) id[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i);
+    for (std::int64_t i = 0; i < n; ++i)
+      id[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i);
     auto perm = toDevice(id, "perm"), inv = toDevice(id, "inv");
     auto x = toDevice(smallInts<double>(n, 5), "x");
     auto map = filled<std::int32_t>(static_cast<std::size_t>(n), -1, "map");

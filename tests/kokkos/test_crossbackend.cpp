@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — every face on the same inputs, outputs compared byte
 // for byte: the native host twins (raw pointers), the public API on every
 // enabled execution space, and the portable implementation forced onto the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — sieve::findall: every size around the tile of every
 // algorithm, ranks 0-3 in both layouts and strided, mask and predicate forms,
 // every item kind, the workspace rules, invalid configurations, and (as
@@ -109,7 +110,8 @@ struct Unpack {
   Kokkos::View<Kokkos::Array<i64, R>*, Kokkos::LayoutRight, TestMem> in;
   Kokkos::View<i64*, TestMem> out;
   KOKKOS_INLINE_FUNCTION void operator()(const i64 i) const {
-    for (std::size_t d = 0; d < R; ++d) out(i * static_cast<i64>(R) + static_cast<i64>(d)) = in(i)[d];
+    for (std::size_t d = 0; d < R; ++d)
+      out(i * static_cast<i64>(R) + static_cast<i64>(d)) = in(i)[d];
   }
 };
 
@@ -119,7 +121,8 @@ std::vector<i64> flatten(const V& v) {
   constexpr std::size_t R = typename V::non_const_value_type().size();
   Kokkos::View<i64*, TestMem> flat("flat", v.extent(0) * R);
   if (R > 0)
-    Kokkos::parallel_for("unpack", Kokkos::RangePolicy<TestExec, Kokkos::IndexType<i64>>(0, v.extent(0)),
+    Kokkos::parallel_for("unpack",
+                         Kokkos::RangePolicy<TestExec, Kokkos::IndexType<i64>>(0, v.extent(0)),
                          Unpack<R>{v, flat});
   return fetch(flat);
 }
@@ -157,7 +160,8 @@ class Tools {
 
  private:
   static void onRegion(const char* name) { log().push_back(std::string("region ") + name); }
-  static void onAlloc(Kokkos::Profiling::SpaceHandle, const char* label, const void*, std::uint64_t) {
+  static void onAlloc(Kokkos::Profiling::SpaceHandle, const char* label, const void*,
+                      std::uint64_t) {
     log().push_back(std::string("alloc ") + label);
   }
 };
@@ -347,11 +351,21 @@ void fillShape(const M& m, const V& v, std::uint32_t seed) {
   for (std::size_t k = 0; k < order.size(); ++k) {
     const auto& i = order[k];
     const bool s = picked(static_cast<i64>(k), 45, seed);
-    const int val = picked(static_cast<i64>(k), 50, seed + 1) ? static_cast<int>(k + 1) : -static_cast<int>(k);
-    if constexpr (M::rank == 0) { mh() = s; vh() = val; }
-    else if constexpr (M::rank == 1) { mh(i[0]) = s; vh(i[0]) = val; }
-    else if constexpr (M::rank == 2) { mh(i[0], i[1]) = s; vh(i[0], i[1]) = val; }
-    else { mh(i[0], i[1], i[2]) = s; vh(i[0], i[1], i[2]) = val; }
+    const int val =
+        picked(static_cast<i64>(k), 50, seed + 1) ? static_cast<int>(k + 1) : -static_cast<int>(k);
+    if constexpr (M::rank == 0) {
+      mh() = s;
+      vh() = val;
+    } else if constexpr (M::rank == 1) {
+      mh(i[0]) = s;
+      vh(i[0]) = val;
+    } else if constexpr (M::rank == 2) {
+      mh(i[0], i[1]) = s;
+      vh(i[0], i[1]) = val;
+    } else {
+      mh(i[0], i[1], i[2]) = s;
+      vh(i[0], i[1], i[2]) = val;
+    }
   }
   Kokkos::deep_copy(m, mh);
   Kokkos::deep_copy(v, vh);
@@ -392,7 +406,8 @@ void ranksFor(const Alg& alg) {
 } // namespace
 
 TEST(Findall, RanksAndLayouts) {
-  for (const Alg& alg : {Alg{Alg::Auto}, Alg{Alg::ScanScatter, 32, 3}, Alg{Alg::ScanScatter, 256, 8}}) {
+  for (const Alg& alg :
+       {Alg{Alg::Auto}, Alg{Alg::ScanScatter, 32, 3}, Alg{Alg::ScanScatter, 256, 8}}) {
     SCOPED_TRACE(alg.name());
     {
       SCOPED_TRACE("LayoutRight");
@@ -414,27 +429,29 @@ TEST(Findall, StridedSubviews) {
     Kokkos::View<bool***, Kokkos::LayoutRight, TestMem> m("m", 9, 10, 11);
     Kokkos::View<int***, Kokkos::LayoutRight, TestMem> v("v", 9, 10, 11);
     fillShape(m, v, 13);
-    Kokkos::View<bool***, Kokkos::LayoutStride, TestMem> ms =
-        Kokkos::subview(m, Kokkos::pair<int, int>(1, 8), Kokkos::ALL(), Kokkos::pair<int, int>(2, 9));
-    Kokkos::View<int***, Kokkos::LayoutStride, TestMem> vs =
-        Kokkos::subview(v, Kokkos::pair<int, int>(1, 8), Kokkos::ALL(), Kokkos::pair<int, int>(2, 9));
+    Kokkos::View<bool***, Kokkos::LayoutStride, TestMem> ms = Kokkos::subview(
+        m, Kokkos::pair<int, int>(1, 8), Kokkos::ALL(), Kokkos::pair<int, int>(2, 9));
+    Kokkos::View<int***, Kokkos::LayoutStride, TestMem> vs = Kokkos::subview(
+        v, Kokkos::pair<int, int>(1, 8), Kokkos::ALL(), Kokkos::pair<int, int>(2, 9));
     shapeCase(ms, vs, false, alg);
 
     Kokkos::View<bool**, Kokkos::LayoutLeft, TestMem> ml("ml", 40, 30);
     Kokkos::View<int**, Kokkos::LayoutLeft, TestMem> vl("vl", 40, 30);
     fillShape(ml, vl, 17);
-    Kokkos::View<bool**, Kokkos::LayoutStride, TestMem> mls = Kokkos::subview(ml, Kokkos::pair<int, int>(3, 37), Kokkos::ALL());
-    Kokkos::View<int**, Kokkos::LayoutStride, TestMem> vls = Kokkos::subview(vl, Kokkos::pair<int, int>(3, 37), Kokkos::ALL());
+    Kokkos::View<bool**, Kokkos::LayoutStride, TestMem> mls =
+        Kokkos::subview(ml, Kokkos::pair<int, int>(3, 37), Kokkos::ALL());
+    Kokkos::View<int**, Kokkos::LayoutStride, TestMem> vls =
+        Kokkos::subview(vl, Kokkos::pair<int, int>(3, 37), Kokkos::ALL());
     shapeCase(mls, vls, false, alg);
 
     // rank 1: every other element
     Kokkos::View<bool*, TestMem> m1("m1", 20001);
     Kokkos::View<int*, TestMem> v1("v1", 20001);
     fillShape(m1, v1, 19);
-    Kokkos::View<bool*, Kokkos::LayoutStride, TestMem> m1s =
-        Kokkos::subview(Kokkos::View<bool**, Kokkos::LayoutRight, TestMem>(m1.data(), 10000, 2), Kokkos::ALL(), 0);
-    Kokkos::View<int*, Kokkos::LayoutStride, TestMem> v1s =
-        Kokkos::subview(Kokkos::View<int**, Kokkos::LayoutRight, TestMem>(v1.data(), 10000, 2), Kokkos::ALL(), 1);
+    Kokkos::View<bool*, Kokkos::LayoutStride, TestMem> m1s = Kokkos::subview(
+        Kokkos::View<bool**, Kokkos::LayoutRight, TestMem>(m1.data(), 10000, 2), Kokkos::ALL(), 0);
+    Kokkos::View<int*, Kokkos::LayoutStride, TestMem> v1s = Kokkos::subview(
+        Kokkos::View<int**, Kokkos::LayoutRight, TestMem>(v1.data(), 10000, 2), Kokkos::ALL(), 1);
     shapeCase(m1s, v1s, false, alg);
   }
 }
@@ -546,7 +563,8 @@ TEST(Findall, WorkspaceOfAnotherShapeIsRejected) {
     EXPECT_NO_THROW(sieve::findall(exec, mask, wp)); // Auto is Partitioned on host spaces
     EXPECT_THROW(sieve::findall(exec, mask, wp, sieve::ScanScatter{}), std::invalid_argument);
   }
-  EXPECT_THROW(sieve::findall(exec, mask, sieve::FindallWorkspace<TestExec>()), std::invalid_argument);
+  EXPECT_THROW(sieve::findall(exec, mask, sieve::FindallWorkspace<TestExec>()),
+               std::invalid_argument);
   try {
     sieve::findall(exec, mask2, ws, sieve::ScanScatter{64, 3});
   } catch (const std::invalid_argument& e) {
@@ -594,8 +612,9 @@ TEST(Findall, WorkspaceAliasingAnInputIsRejected) {
   Kokkos::View<unsigned char*, TestMem> small("small", bytes - 1);
   EXPECT_THROW(sieve::FindallWorkspace<TestExec>(exec, n, sieve::ScanScatter{}, small),
                std::invalid_argument);
-  EXPECT_THROW(sieve::FindallWorkspace<TestExec>(exec, n, sieve::ScanScatter{},
-                                                 Kokkos::subview(buf, Kokkos::pair<std::size_t, std::size_t>(1, bytes + 1))),
+  EXPECT_THROW(sieve::FindallWorkspace<TestExec>(
+                   exec, n, sieve::ScanScatter{},
+                   Kokkos::subview(buf, Kokkos::pair<std::size_t, std::size_t>(1, bytes + 1))),
                std::invalid_argument);
 }
 
@@ -625,7 +644,8 @@ TEST(Findall, InvalidConfigurationsThrow) {
   const auto v99 = filled<int>(99, 1);
   const auto v101 = filled<int>(101, 1);
   EXPECT_THROW(sieve::findall(exec, mask, sieve::items(v99)), std::invalid_argument);
-  EXPECT_THROW(sieve::findall(exec, Positive<int>{}, v101, sieve::items(v99)), std::invalid_argument);
+  EXPECT_THROW(sieve::findall(exec, Positive<int>{}, v101, sieve::items(v99)),
+               std::invalid_argument);
   Kokkos::View<int**, TestMem> v2d("v2d", 10, 10);
   EXPECT_NO_THROW(sieve::findall(exec, mask, sieve::items(v2d)));
   // Partitioned is for host spaces only
@@ -682,7 +702,8 @@ struct ByteIsSet {
 TEST(FindallLong, PastInt32MaxElements) {
   const TestExec exec;
   const i64 n = (i64(1) << 31) + 77;
-  Kokkos::View<std::uint8_t*, TestMem> mask(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mask"), n);
+  Kokkos::View<std::uint8_t*, TestMem> mask(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mask"),
+                                            n);
   const LongSelect sel{n};
   Kokkos::parallel_for("fill", Kokkos::RangePolicy<TestExec, Kokkos::IndexType<i64>>(exec, 0, n),
                        LongFill{mask, sel});
@@ -691,9 +712,7 @@ TEST(FindallLong, PastInt32MaxElements) {
     if (sel(k)) ref.push_back(k);
   for (const Alg& alg : {Alg{Alg::Auto}, Alg{Alg::ScanScatter, 256, 8}}) {
     SCOPED_TRACE(alg.name());
-    withAlg(alg, [&](const auto a) {
-      EXPECT_EQ(fetch(sieve::findall(exec, mask, a)), ref);
-    });
+    withAlg(alg, [&](const auto a) { EXPECT_EQ(fetch(sieve::findall(exec, mask, a)), ref); });
   }
   // the predicate form over the same bytes
   EXPECT_EQ(fetch(sieve::findall(exec, ByteIsSet{}, mask, sieve::linear_indices)), ref);

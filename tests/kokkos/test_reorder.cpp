@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — sieve::reorder / sieve::restore on the backend of this
 // binary: the shared reorder suite through the public API (typed planes of
 // every element size, the 16-byte user type included), then what only the

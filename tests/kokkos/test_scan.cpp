@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — sieve::inclusive_scan / exclusive_scan on the backend
 // of this binary: the shared scan suite through the public API (each case on
 // the allocating form, the caller-scratch form with a total View, and the

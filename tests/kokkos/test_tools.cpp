@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — what Kokkos Tools sees of a call: its profiling region,
 // its kernels (the native faces show one kernel event per call) and its
 // allocations, named by the caller's label, so that two calls can be told
@@ -64,7 +65,8 @@ class ToolsLog {
   }
   static void onScan(const char* name, std::uint32_t d, std::uint64_t* id) { onFor(name, d, id); }
   static void onReduce(const char* name, std::uint32_t d, std::uint64_t* id) { onFor(name, d, id); }
-  static void onAlloc(Kokkos::Profiling::SpaceHandle, const char* label, const void*, std::uint64_t) {
+  static void onAlloc(Kokkos::Profiling::SpaceHandle, const char* label, const void*,
+                      std::uint64_t) {
     events().push_back(std::string("alloc ") + label);
   }
 };
@@ -100,7 +102,8 @@ TEST(Tools, LabelNamesTheRegionAndPrefixesTheKernels) {
   } else {
     // The native face runs no Kokkos kernel: one kernel event per call.
     EXPECT_TRUE(ToolsLog::has("kernel photons: sieve::compact[" + face + "]")) << ToolsLog::dump();
-    EXPECT_TRUE(ToolsLog::has("kernel electrons: sieve::compact[" + face + "]")) << ToolsLog::dump();
+    EXPECT_TRUE(ToolsLog::has("kernel electrons: sieve::compact[" + face + "]"))
+        << ToolsLog::dump();
     EXPECT_TRUE(ToolsLog::has("kernel sieve::compact[" + face + "]")) << ToolsLog::dump();
     EXPECT_FALSE(ToolsLog::hasPrefix("kernel photons: sieve::compact::")) << ToolsLog::dump();
   }
@@ -124,7 +127,8 @@ TEST(Tools, ScanAllocationsAndTotalsAreLabelled) {
   ToolsLog log;
   sieve::inclusive_scan("ages", exec, in, out, sieve::Sum{}, 0, total);
   exec.fence();
-  EXPECT_TRUE(ToolsLog::has("region ages: sieve::inclusive_scan[" + std::string(kTestBackend) + "]"))
+  EXPECT_TRUE(
+      ToolsLog::has("region ages: sieve::inclusive_scan[" + std::string(kTestBackend) + "]"))
       << ToolsLog::dump();
   EXPECT_TRUE(ToolsLog::has("alloc ages: sieve::inclusive_scan::block_sums")) << ToolsLog::dump();
   // With caller scratch nothing is allocated.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — sieve::compact: stream compaction of a mask to an index map.
 //
 //   compact([label,] exec, mask[, polarity], index_map, count, scratch[, trigger])
@@ -34,9 +35,10 @@ void compactEntry(const Names& names, const Exec& exec, const Mask& mask, const 
   using Count = Nth<p + 1, Args...>;
   using Scratch = Nth<p + 2, Args...>;
   using Trig = Nth<p + 3, Args...>;
-  static_assert(!std::is_integral_v<Nth<0, Args...>>,
-                "sieve::compact: the argument after 'mask' is an integer; the mask polarity is a "
-                "sieve::MaskPolarity (keep, the default, or drop), not the native layer's flag word");
+  static_assert(
+      !std::is_integral_v<Nth<0, Args...>>,
+      "sieve::compact: the argument after 'mask' is an integer; the mask polarity is a "
+      "sieve::MaskPolarity (keep, the default, or drop), not the native layer's flag word");
   static_assert(rest == 3 || rest == 4,
                 "sieve::compact: the arguments are compact([label,] exec, mask[, polarity], "
                 "index_map, count, scratch[, trigger])");

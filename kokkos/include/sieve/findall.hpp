@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — sieve::findall: stream compaction of a mask or a predicate to
 // indices or values, for Views of any rank and layout (seed 001,
 // AcceleratedKernels.findall).
 //
 //   View findall([label,] exec, mask[, options...])          // blocks for the count
 //   View findall([label,] exec, pred, view[, options...])
-//   void findall([label,] exec, mask | pred, view, options..., into(result, count))  // asynchronous
-//   View findall([label,] mask | pred, view[, options...])   // default instance, fenced
-//   int64 findall([label,] mask | pred, view, options..., into(result, count))
+//   void findall([label,] exec, mask | pred, view, options..., into(result, count))  //
+//   asynchronous View findall([label,] mask | pred, view[, options...])   // default instance,
+//   fenced int64 findall([label,] mask | pred, view, options..., into(result, count))
 //
 // Options, in any order, each at most once:
 //   items:     (default) the indices — int64 for rank 1, Kokkos::Array<int64, R> otherwise
@@ -72,8 +73,8 @@ Into<Result, Count> into(const Result& result, const Count& count) {
 
 namespace Impl {
 template <class A>
-inline constexpr bool kFindallAlg = std::is_same_v<A, Auto> || std::is_same_v<A, ScanScatter> ||
-                                    std::is_same_v<A, Partitioned>;
+inline constexpr bool kFindallAlg =
+    std::is_same_v<A, Auto> || std::is_same_v<A, ScanScatter> || std::is_same_v<A, Partitioned>;
 } // namespace Impl
 
 /// The scratch of sieve::findall for one call shape — execution space (and,
@@ -118,8 +119,9 @@ class FindallWorkspace {
       : plan_(makePlan(exec, n, alg)), bytes_(bytes) {
     constexpr const char* fn = "sieve::FindallWorkspace";
     if (bytes.extent(0) < plan_.bytes())
-      Impl::fail(fn, "bytes holds " + std::to_string(bytes.extent(0)) + " bytes; bytes_for(exec, n, alg) = " +
-                         std::to_string(plan_.bytes()) + " are needed");
+      Impl::fail(fn, "bytes holds " + std::to_string(bytes.extent(0)) +
+                         " bytes; bytes_for(exec, n, alg) = " + std::to_string(plan_.bytes()) +
+                         " are needed");
     if (reinterpret_cast<std::uintptr_t>(bytes.data()) % 8 != 0)
       Impl::fail(fn, "bytes is misaligned; it must be aligned to 8 bytes");
   }
@@ -145,8 +147,7 @@ class FindallWorkspace {
     static_assert(Impl::kFindallAlg<Alg>,
                   "sieve::FindallWorkspace: the algorithm must be sieve::Auto, sieve::ScanScatter "
                   "or sieve::Partitioned");
-    if (n < 0)
-      Impl::fail("sieve::FindallWorkspace", "n = " + std::to_string(n) + " is negative");
+    if (n < 0) Impl::fail("sieve::FindallWorkspace", "n = " + std::to_string(n) + " is negative");
     return Impl::Findall::planFor("sieve::FindallWorkspace", exec, alg, n);
   }
 
@@ -191,7 +192,7 @@ struct FindallCall {
   static constexpr int rank = Safe<Input>::rank;
   static constexpr std::size_t nopts = sizeof...(Args) >= from ? sizeof...(Args) - from : 0;
   static constexpr FindallOpt kinds[sizeof...(Args) + 1] = {findallOptKind<std::decay_t<Args>>()...,
-                                                           FindallOpt::Bad};
+                                                            FindallOpt::Bad};
   static constexpr int count = static_cast<int>(sizeof...(Args));
   static constexpr int find(FindallOpt k) {
     for (int i = static_cast<int>(from); i < count; ++i)
@@ -205,7 +206,8 @@ struct FindallCall {
   }
   static constexpr bool noBad = howMany(FindallOpt::Bad) == 0;
   static constexpr bool once = howMany(FindallOpt::Items) <= 1 && howMany(FindallOpt::Alg) <= 1 &&
-                               howMany(FindallOpt::Workspace) <= 1 && howMany(FindallOpt::Into) <= 1;
+                               howMany(FindallOpt::Workspace) <= 1 &&
+                               howMany(FindallOpt::Into) <= 1;
   static constexpr int itemsAt = find(FindallOpt::Items);
   static constexpr int algAt = find(FindallOpt::Alg);
   static constexpr int wsAt = find(FindallOpt::Workspace);
@@ -213,7 +215,8 @@ struct FindallCall {
   static constexpr bool hasInto = intoAt >= 0;
 
   template <int I>
-  using OptT = std::conditional_t<(I >= 0), Nth<static_cast<std::size_t>(I < 0 ? 0 : I), Args...>, Absent>;
+  using OptT =
+      std::conditional_t<(I >= 0), Nth<static_cast<std::size_t>(I < 0 ? 0 : I), Args...>, Absent>;
   using ItemsOpt = OptT<itemsAt>;
   static constexpr bool linear = std::is_same_v<ItemsOpt, LinearIndices>;
   static constexpr bool values = IsItems<ItemsOpt>::value;
@@ -229,10 +232,12 @@ struct FindallCall {
   using ValuesView = typename ValuesOf<ItemsOpt>::type;
   using ValueT = typename Safe<ValuesView>::value;
 
-  using IndexT = std::conditional_t<rank == 1 || rank < 0, std::int64_t,
-                                    Kokkos::Array<std::int64_t, static_cast<std::size_t>(rank < 0 ? 0 : rank)>>;
-  using Item = std::conditional_t<values, std::conditional_t<std::is_void_v<ValueT>, std::int64_t, ValueT>,
-                                  std::conditional_t<linear, std::int64_t, IndexT>>;
+  using IndexT = std::conditional_t < rank == 1 ||
+                 rank<0, std::int64_t,
+                      Kokkos::Array<std::int64_t, static_cast<std::size_t>(rank < 0 ? 0 : rank)>>;
+  using Item =
+      std::conditional_t<values, std::conditional_t<std::is_void_v<ValueT>, std::int64_t, ValueT>,
+                         std::conditional_t<linear, std::int64_t, IndexT>>;
 
   template <class E, bool = kIsExec<E>>
   struct ResultOf {
@@ -271,7 +276,8 @@ struct PredOn {
 template <class P, class T>
 struct PredOn<P, T, std::enable_if_t<std::is_invocable_v<const P&, const T&>>> {
   static constexpr bool callable = true;
-  static constexpr bool returnsBool = std::is_same_v<std::invoke_result_t<const P&, const T&>, bool>;
+  static constexpr bool returnsBool =
+      std::is_same_v<std::invoke_result_t<const P&, const T&>, bool>;
 };
 
 /// The bytes a View's elements span from its data pointer.
@@ -306,17 +312,18 @@ typename FindallCall<Exec, First, Args...>::type findallEntry(const Names& names
                 "sieve::findall: the mask (or view) is not accessible from the execution space");
   static_assert(!C::pred || !inputView || PredOn<First, T>::callable,
                 "sieve::findall: the predicate must be callable with an element of the view");
-  static_assert(!C::pred || !inputView || !PredOn<First, T>::callable ||
-                    PredOn<First, T>::returnsBool,
-                "sieve::findall: the predicate must return bool (compare explicitly, e.g. x > 0, "
-                "instead of returning a number)");
+  static_assert(
+      !C::pred || !inputView || !PredOn<First, T>::callable || PredOn<First, T>::returnsBool,
+      "sieve::findall: the predicate must return bool (compare explicitly, e.g. x > 0, "
+      "instead of returning a number)");
   // --- the options
   static_assert(C::noBad,
                 "sieve::findall: an option is none of sieve::linear_indices, sieve::items(A), "
                 "sieve::Auto{}, sieve::ScanScatter{block_size, items_per_thread}, "
                 "sieve::Partitioned{}, a sieve::FindallWorkspace or sieve::into(result, count)");
-  static_assert(C::once, "sieve::findall: each kind of option (items, algorithm, workspace, into) "
-                         "may be given at most once");
+  static_assert(C::once,
+                "sieve::findall: each kind of option (items, algorithm, workspace, into) "
+                "may be given at most once");
   using ValuesView = typename C::ValuesView;
   static_assert(!C::values || Safe<ValuesView>::template accessible<Exec>(),
                 "sieve::findall: items(A): A must be a Kokkos::View accessible from the execution "
@@ -341,9 +348,9 @@ typename FindallCall<Exec, First, Args...>::type findallEntry(const Names& names
       (C::pred ? PredOn<First, T>::returnsBool
                : (std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t>)) &&
       C::noBad && C::once && (!C::values || Safe<ValuesView>::template accessible<Exec>()) &&
-      (C::wsAt < 0 || std::is_same_v<Ws, FindallWorkspace<Exec>>) &&
-      (!C::hasInto || (kViewOf<Exec, IntoR, 1, Item, true> &&
-                       kViewOf<Exec, IntoC, 0, std::int64_t, true>));
+      (C::wsAt < 0 || std::is_same_v<Ws, FindallWorkspace<Exec>>)&&(
+          !C::hasInto ||
+          (kViewOf<Exec, IntoR, 1, Item, true> && kViewOf<Exec, IntoC, 0, std::int64_t, true>));
   if constexpr (ok) {
     using Mem = typename Exec::memory_space;
     const Input& input = [&]() -> const Input& {
@@ -380,8 +387,8 @@ typename FindallCall<Exec, First, Args...>::type findallEntry(const Names& names
       if (!(ws->plan() == plan))
         fail(fn, "the workspace was made for " + ws->plan().describe() + "; this call is " +
                      plan.describe() + " (a workspace serves one call shape)");
-      arrays.push_back(arrayBytes("workspace", ws->bytes().data(),
-                                  static_cast<std::int64_t>(plan.bytes()), 1));
+      arrays.push_back(
+          arrayBytes("workspace", ws->bytes().data(), static_cast<std::int64_t>(plan.bytes()), 1));
     }
     checkApart(fn, arrays, written, true,
                "the workspace, result and count must not share a byte with each other or with "
@@ -391,9 +398,9 @@ typename FindallCall<Exec, First, Args...>::type findallEntry(const Names& names
       ownBytes = typename FindallWorkspace<Exec>::bytes_view(
           Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("workspace")), plan.bytes());
     }
-    const Findall::Regions r(C::wsAt < 0 ? static_cast<void*>(ownBytes.data())
-                                         : static_cast<void*>(ws->bytes().data()),
-                             plan);
+    const Findall::Regions r(
+        C::wsAt < 0 ? static_cast<void*>(ownBytes.data()) : static_cast<void*>(ws->bytes().data()),
+        plan);
     const CallRegion region(names, faceFor<Exec, Primitive::Scan>(true));
 
     typename C::Result result;
@@ -549,7 +556,8 @@ findall(const ExecSpace& exec, const Pred& pred, const View& view, const Args&..
 template <class ExecSpace, class MaskView, class... Args>
 std::enable_if_t<Impl::kIsExec<ExecSpace> && Impl::IsView<MaskView>::value,
                  Impl::FindallReturn<ExecSpace, MaskView, Args...>>
-findall(const std::string& label, const ExecSpace& exec, const MaskView& mask, const Args&... args) {
+findall(const std::string& label, const ExecSpace& exec, const MaskView& mask,
+        const Args&... args) {
   return Impl::findallEntry(Impl::Names(label, "sieve::findall"), exec, mask, args...);
 }
 

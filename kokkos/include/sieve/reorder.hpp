@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — sieve::reorder / sieve::restore: the physical reorder of
 // structure-of-arrays planes, and its undo.
 #pragma once
@@ -19,8 +20,9 @@ namespace sieve {
 inline std::size_t reorder_scratch_bytes(std::int64_t n, std::uint32_t max_elem_bytes) {
   Impl::checkSamples("sieve::reorder_scratch_bytes", n);
   if (!Impl::supportedElem(max_elem_bytes))
-    Impl::fail("sieve::reorder_scratch_bytes",
-               "max_elem_bytes = " + std::to_string(max_elem_bytes) + "; it must be 1, 2, 4, 8 or 16");
+    Impl::fail(
+        "sieve::reorder_scratch_bytes",
+        "max_elem_bytes = " + std::to_string(max_elem_bytes) + "; it must be 1, 2, 4, 8 or 16");
   return reorderScratchBytes(n, max_elem_bytes);
 }
 
@@ -64,7 +66,6 @@ struct PlaneSet {
   }
 };
 
-
 /// Whether P can be a plane of a reorder on Exec: a writable rank-1 View of
 /// trivially-copyable 1/2/4/8/16-byte elements accessible from Exec (on
 /// Kokkos < 4.4 a View of Kokkos::Array must be LayoutRight: only then are the
@@ -102,23 +103,25 @@ constexpr int firstBadTail(std::index_sequence<Is...>) {
   return firstBadPlane<Exec, std::tuple_element_t<From + Is, Tuple>...>();
 }
 
-#define SIEVE_PLANE_ASSERT(call, bad, k)                                                          \
-  static_assert(bad != k, call ": plane " #k " (counting from 0 after 'scratch') must be a "     \
-                               "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or "       \
-                               "16-byte elements, accessible from the execution space (on "      \
+#define SIEVE_PLANE_ASSERT(call, bad, k)                                                    \
+  static_assert(bad != k, call ": plane " #k                                                \
+                               " (counting from 0 after 'scratch') must be a "              \
+                               "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or "  \
+                               "16-byte elements, accessible from the execution space (on " \
                                "Kokkos < 4.4 a View of Kokkos::Array must be LayoutRight)")
-#define SIEVE_PLANES_ASSERT(call, bad)                                                            \
-  SIEVE_PLANE_ASSERT(call, bad, 0);                                                               \
-  SIEVE_PLANE_ASSERT(call, bad, 1);                                                               \
-  SIEVE_PLANE_ASSERT(call, bad, 2);                                                               \
-  SIEVE_PLANE_ASSERT(call, bad, 3);                                                               \
-  SIEVE_PLANE_ASSERT(call, bad, 4);                                                               \
-  SIEVE_PLANE_ASSERT(call, bad, 5);                                                               \
-  SIEVE_PLANE_ASSERT(call, bad, 6);                                                               \
-  SIEVE_PLANE_ASSERT(call, bad, 7);                                                               \
-  static_assert(bad < 8, call ": a plane after the 8th (counting after 'scratch') must be a "     \
-                              "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte " \
-                              "elements, accessible from the execution space")
+#define SIEVE_PLANES_ASSERT(call, bad)                                              \
+  SIEVE_PLANE_ASSERT(call, bad, 0);                                                 \
+  SIEVE_PLANE_ASSERT(call, bad, 1);                                                 \
+  SIEVE_PLANE_ASSERT(call, bad, 2);                                                 \
+  SIEVE_PLANE_ASSERT(call, bad, 3);                                                 \
+  SIEVE_PLANE_ASSERT(call, bad, 4);                                                 \
+  SIEVE_PLANE_ASSERT(call, bad, 5);                                                 \
+  SIEVE_PLANE_ASSERT(call, bad, 6);                                                 \
+  SIEVE_PLANE_ASSERT(call, bad, 7);                                                 \
+  static_assert(bad < 8, call                                                       \
+                ": a plane after the 8th (counting after 'scratch') must be a "     \
+                "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte " \
+                "elements, accessible from the execution space")
 
 template <class Exec, class Perm, class Inv>
 void checkPermutation(const char* fn, std::int64_t n, const Perm& perm, const Inv& inv) {
@@ -149,14 +152,13 @@ void reorderBody(const Names& names, const Exec& exec, const Mask& mask, std::ui
   checkReorder(fn, set.desc.data(), static_cast<std::uint32_t>(set.count), mask.data(), flags,
                perm.data(), inv.data(), map.data(), count.data(), span.data(), firePtr,
                scratch.data(), n, set.bytes.data(), set.stride.data());
-  const bool contiguousViews = set.contiguous && contiguous(mask) && contiguous(perm) &&
-                               contiguous(inv) && contiguous(map);
+  const bool contiguousViews =
+      set.contiguous && contiguous(mask) && contiguous(perm) && contiguous(inv) && contiguous(map);
   const CallRegion region(names, faceFor<Exec, Primitive::Reorder>(contiguousViews));
   dispatch<Exec, Primitive::Reorder>(contiguousViews, [&](auto face) {
     Faces<decltype(face)::value>::reorder(exec, names, mask, flags, perm, inv, map, count.data(),
-                                          span.data(), firePtr, scratch.data(), n,
-                                          set.desc.data(), static_cast<std::uint32_t>(set.count),
-                                          planes...);
+                                          span.data(), firePtr, scratch.data(), n, set.desc.data(),
+                                          static_cast<std::uint32_t>(set.count), planes...);
   });
 }
 
@@ -176,12 +178,14 @@ void reorderEntry(const Names& names, const Exec& exec, const Mask& mask, const 
   using Scratch = Nth<s, Args...>;
   constexpr std::size_t planes0 = s + 1;
   constexpr bool shape = sizeof...(Args) > planes0;
-  static_assert(!std::is_integral_v<Nth<0, Args...>>,
-                "sieve::reorder: the argument after 'mask' is an integer; the mask polarity is a "
-                "sieve::MaskPolarity (keep, the default, or drop), not the native layer's flag word");
-  static_assert(shape, "sieve::reorder: the arguments are reorder([label,] exec, mask[, polarity], "
-                       "perm, inv, index_map, count, trigger | span, fire, scratch, planes...) "
-                       "with at least one plane (the mask among them)");
+  static_assert(
+      !std::is_integral_v<Nth<0, Args...>>,
+      "sieve::reorder: the argument after 'mask' is an integer; the mask polarity is a "
+      "sieve::MaskPolarity (keep, the default, or drop), not the native layer's flag word");
+  static_assert(shape,
+                "sieve::reorder: the arguments are reorder([label,] exec, mask[, polarity], "
+                "perm, inv, index_map, count, trigger | span, fire, scratch, planes...) "
+                "with at least one plane (the mask among them)");
   static_assert(kViewOf<Exec, Mask, 1, std::uint8_t, true>,
                 "sieve::reorder: 'mask' must be a writable rank-1 View of std::uint8_t "
                 "accessible from the execution space (it moves with the planes)");
@@ -217,8 +221,7 @@ void reorderEntry(const Names& names, const Exec& exec, const Mask& mask, const 
       kViewOf<Exec, Map, 1, std::int32_t, true> && kViewOf<Exec, Count, 0, std::uint32_t, true> &&
       (withTrigger ? kTriggerFor<Exec, Nth<p + 4, Args...>>
                    : kViewOf<Exec, Span, 0, std::uint32_t, true> &&
-                         kViewOf<Exec, Fire, 0, std::uint32_t, true>) &&
-      kByteScratch<Exec, Scratch>;
+                         kViewOf<Exec, Fire, 0, std::uint32_t, true>)&&kByteScratch<Exec, Scratch>;
   if constexpr (ok) {
     const std::uint32_t flags = flagsOf(polarityOf(args...));
     const auto& perm = nth<p>(args...);
@@ -234,8 +237,8 @@ void reorderEntry(const Names& names, const Exec& exec, const Mask& mask, const 
             // empty View would silently mean "unconditional").
             checkWord("sieve::reorder", trigger.fire, "trigger.fire");
             checkWord("sieve::reorder", trigger.span, "trigger.span");
-            reorderBody(names, exec, mask, flags, perm, inv, map, count, trigger.span,
-                        trigger.fire, scratch, planes...);
+            reorderBody(names, exec, mask, flags, perm, inv, map, count, trigger.span, trigger.fire,
+                        scratch, planes...);
           } else {
             reorderBody(names, exec, mask, flags, perm, inv, map, count, nth<p + 4>(args...),
                         nth<p + 5>(args...), scratch, planes...);
@@ -281,8 +284,8 @@ void restoreEntry(const Names& names, const Exec& exec, const Perm& perm, const 
     const CallRegion region(names, faceFor<Exec, Primitive::Restore>(contiguousViews));
     dispatch<Exec, Primitive::Restore>(contiguousViews, [&](auto face) {
       Faces<decltype(face)::value>::restore(exec, names, perm, inv, scratch.data(), n,
-                                            set.desc.data(),
-                                            static_cast<std::uint32_t>(set.count), planes...);
+                                            set.desc.data(), static_cast<std::uint32_t>(set.count),
+                                            planes...);
     });
   }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — sieve::inclusive_scan / sieve::exclusive_scan.
 //
 //   inclusive_scan([label,] exec, in, out[, op[, init]][, scratch][, total])
@@ -86,8 +87,8 @@ struct ScanArgs {
   static constexpr bool noBad = find(ScanArg::Bad) < 0;
   /// The common mistake: the init of an inclusive scan passed before (or
   /// instead of) the operator, or an exclusive scan without an init first.
-  static constexpr bool initFirstOk = Inclusive ? count == 0 || kinds[0] != ScanArg::Init
-                                                : count > 0 && kinds[0] == ScanArg::Init;
+  static constexpr bool initFirstOk =
+      Inclusive ? count == 0 || kinds[0] != ScanArg::Init : count > 0 && kinds[0] == ScanArg::Init;
 };
 
 template <int I, class Default, class... Args>
@@ -142,9 +143,9 @@ void scanEntry(const Names& names, const Exec& exec, const In& in, const Out& ou
                 "sieve::*_scan: scans take arithmetic value types other than bool (scan an "
                 "integer type to count flags)");
   static_assert(!views || Safe<Out>::writable, "sieve::*_scan: 'out' is written: no const View");
-  static_assert(!views || (Safe<In>::template accessible<Exec>() &&
-                           Safe<Out>::template accessible<Exec>()),
-                "sieve::*_scan: 'in' or 'out' is not accessible from the execution space");
+  static_assert(
+      !views || (Safe<In>::template accessible<Exec>() && Safe<Out>::template accessible<Exec>()),
+      "sieve::*_scan: 'in' or 'out' is not accessible from the execution space");
   using A = ScanArgs<Inclusive, std::conditional_t<views, T, int>, Args...>;
   static_assert(!Inclusive || A::initFirstOk,
                 "sieve::inclusive_scan: the argument after 'out' is a value, not an operator. "
@@ -204,17 +205,19 @@ void scanEntry(const Names& names, const Exec& exec, const In& in, const Out& ou
       auto run = [&](T* sums, std::int64_t sumsElems) {
         checkScan(fn, in.data(), out.data(), sums, n, in.stride(0), out.stride(0), sumsElems);
         if constexpr (hasTotal) {
-          if (!Inclusive && n > 0) scanTotal<Inclusive, true, F>(exec, names, in, out, total, op, init, n);
+          if (!Inclusive && n > 0)
+            scanTotal<Inclusive, true, F>(exec, names, in, out, total, op, init, n);
         }
         if (n > 0) Faces<F>::template scan<Inclusive>(exec, names, in, out, op, init, sums, n);
-        if constexpr (hasTotal) scanTotal<Inclusive, false, F>(exec, names, in, out, total, op, init, n);
+        if constexpr (hasTotal)
+          scanTotal<Inclusive, false, F>(exec, names, in, out, total, op, init, n);
       };
       if constexpr (hasScratch) {
         const auto& scratch = argOr<A::scratch>(kNone, args...);
         if (extent64(scratch) < need)
           fail(fn, "scratch.extent(0) = " + std::to_string(scratch.extent(0)) +
-                       "; scan_scratch_size<T>(n) = " + std::to_string(need) + " are needed for n = " +
-                       std::to_string(n));
+                       "; scan_scratch_size<T>(n) = " + std::to_string(need) +
+                       " are needed for n = " + std::to_string(n));
         if (n > 0 && !contiguous(scratch)) fail(fn, "scratch must be a contiguous View");
         run(scratch.data(), extent64(scratch));
       } else {
@@ -225,8 +228,8 @@ void scanEntry(const Names& names, const Exec& exec, const In& in, const Out& ou
         // The block sums are freed on return: wait for the kernels that use
         // them (a free without a fence could race them on an asynchronous
         // space). Pass a scratch View to keep the call asynchronous.
-        fence(exec, std::string(Inclusive ? "inclusive_scan" : "exclusive_scan") +
-                         ": block sums freed");
+        fence(exec,
+              std::string(Inclusive ? "inclusive_scan" : "exclusive_scan") + ": block sums freed");
       }
     });
   }
@@ -242,7 +245,7 @@ auto scanFenced(const Names& names, const In& in, const Out& out, const Args&...
     Kokkos::View<T, typename Exec::memory_space> total(names("total"));
     scanEntry<Inclusive>(names, exec, in, out, args..., total);
     fence(exec, std::string(Inclusive ? "inclusive_scan" : "exclusive_scan") +
-                     ": the call without an instance");
+                    ": the call without an instance");
     T value{};
     Kokkos::deep_copy(value, total);
     return value;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — portable filtering primitives for Kokkos codes (umbrella header).
 //
 //   sieve::inclusive_scan / exclusive_scan (+ scan_scratch_size)

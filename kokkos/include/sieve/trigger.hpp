@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — sieve::Trigger, the locality trigger a compaction computes on the way.
 #pragma once
 
@@ -18,9 +19,9 @@ struct Trigger {
   using memory_space = MemorySpace;
   using word_view = Kokkos::View<std::uint32_t, MemorySpace>;
 
-  word_view live32; ///< OUT: groups of 32 holding a kept sample
-  word_view span;   ///< IN:  samples [0, span) may still be kept
-  word_view fire;   ///< OUT: 1 when a reorder pays, else 0
+  word_view live32;   ///< OUT: groups of 32 holding a kept sample
+  word_view span;     ///< IN:  samples [0, span) may still be kept
+  word_view fire;     ///< OUT: 1 when a reorder pays, else 0
   float theta = 0.5f; ///< the locality threshold, in (0, 1)
 
   Trigger() = default;
@@ -32,8 +33,7 @@ struct Trigger {
   /// Throws std::invalid_argument for theta outside (0, 1).
   explicit Trigger(const std::string& label, float theta_ = 0.5f)
       : live32("sieve::" + label + "::live32"), span("sieve::" + label + "::span"),
-        fire("sieve::" + label + "::fire"),
-        theta(theta_) {
+        fire("sieve::" + label + "::fire"), theta(theta_) {
     if (!(theta > 0.0f && theta < 1.0f))
       Impl::fail("sieve::Trigger", "theta = " + std::to_string(theta) + " is outside (0, 1)");
   }

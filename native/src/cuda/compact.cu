@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — compactDevice: single-pass stream compaction with decoupled
 // look-back.
 //
@@ -67,9 +68,9 @@ __device__ __forceinline__ std::uint32_t keepBits(const std::uint8_t* mask, std:
     for (int w = 0; w < 8; ++w)
 #pragma unroll
       for (int b = 0; b < 4; ++b)
-        bits |= static_cast<std::uint32_t>(
-                    keeps(static_cast<std::uint8_t>(words[w] >> (8 * b)), flags))
-                << (4 * w + b);
+        bits |=
+            static_cast<std::uint32_t>(keeps(static_cast<std::uint8_t>(words[w] >> (8 * b)), flags))
+            << (4 * w + b);
     return bits;
   }
   return groupKeepBits([&](std::int64_t i) { return mask[i]; }, base, n, flags);
@@ -118,13 +119,15 @@ __global__ void __launch_bounds__(kBlock) compactKernel(CompactArgs a) {
   __shared__ std::uint32_t warpTotals[kWarps];
   __shared__ long long sTile;
   __shared__ unsigned long long sPrefix;
-  if (threadIdx.x == 0) sTile = a.tiles > 1 ? static_cast<long long>(atomicAdd(a.tileCounter, 1u)) : 0;
+  if (threadIdx.x == 0)
+    sTile = a.tiles > 1 ? static_cast<long long>(atomicAdd(a.tileCounter, 1u)) : 0;
   __syncthreads();
   const std::int64_t tile = sTile;
   const std::int64_t base = (tile * kBlock + threadIdx.x) * 32;
   const std::uint32_t bits = base < a.n ? keepBits<Aligned>(a.mask, base, a.n, a.flags) : 0u;
   // kept in the low 16 bits (<= 8192 per tile), the live flag above
-  const std::uint32_t mine = static_cast<std::uint32_t>(__popc(bits)) | (bits != 0u ? 1u << 16 : 0u);
+  const std::uint32_t mine =
+      static_cast<std::uint32_t>(__popc(bits)) | (bits != 0u ? 1u << 16 : 0u);
   const std::uint32_t incl = blockInclusive(mine, Plus{}, warpTotals);
   const std::uint32_t excl = incl - mine;
   const std::uint32_t tileSum = warpTotals[kWarps - 1];
@@ -132,9 +135,8 @@ __global__ void __launch_bounds__(kBlock) compactKernel(CompactArgs a) {
   if (threadIdx.x < 32u) {
     // Warp 0 publishes the tile and looks back, 32 predecessors at a time.
     const unsigned lane = threadIdx.x;
-    const unsigned long long agg =
-        static_cast<unsigned long long>(tileSum & 0xFFFFu) |
-        (static_cast<unsigned long long>(tileSum >> 16) << 32);
+    const unsigned long long agg = static_cast<unsigned long long>(tileSum & 0xFFFFu) |
+                                   (static_cast<unsigned long long>(tileSum >> 16) << 32);
     unsigned long long prefix = 0;
     if (a.tiles > 1) {
       if (tile == 0) {
@@ -191,7 +193,8 @@ void compactDevice(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* 
   if (trig != nullptr) checkTrigger(fn, *trig);
   const ReorderTrigger t = trig != nullptr ? *trig : ReorderTrigger{};
   if (n == 0) {
-    launch(compactEmptyKernel, 1u, stream, "sieve::compactDevice (empty)", count, trig != nullptr, t);
+    launch(compactEmptyKernel, 1u, stream, "sieve::compactDevice (empty)", count, trig != nullptr,
+           t);
     return;
   }
   const std::int64_t tiles = CompactLayout::cudaTiles(n);
@@ -202,12 +205,14 @@ void compactDevice(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* 
   if (cleared.bytes > 0)
     cudaCheck(cudaMemsetAsync(carve<unsigned char>(scratch, cleared), 0, cleared.bytes, stream),
               "cudaMemsetAsync (sieve::compactDevice tile words)");
-  const CompactArgs args{mask, indexMap, count, status, counter, n, tiles, flags, trig != nullptr, t};
+  const CompactArgs args{mask, indexMap, count, status,          counter,
+                         n,    tiles,    flags, trig != nullptr, t};
   const bool aligned = reinterpret_cast<std::uintptr_t>(mask) % 16 == 0;
   if (aligned)
     launch(compactKernel<true>, static_cast<unsigned>(tiles), stream, "sieve::compactDevice", args);
   else
-    launch(compactKernel<false>, static_cast<unsigned>(tiles), stream, "sieve::compactDevice", args);
+    launch(compactKernel<false>, static_cast<unsigned>(tiles), stream, "sieve::compactDevice",
+           args);
 }
 
 void compactDevice(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* indexMap,

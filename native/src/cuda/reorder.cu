@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — reorderDevice / restoreDevice.
 //
 // Reorder: keep bits of the span (one word per 32 samples) and their kept
@@ -87,7 +88,8 @@ __global__ void restoreStageKernel(const T* plane, T* stage, std::int64_t n) {
 }
 
 template <class T>
-__global__ void restoreGatherKernel(const T* stage, T* plane, const std::int32_t* inv, std::int64_t n) {
+__global__ void restoreGatherKernel(const T* stage, T* plane, const std::int32_t* inv,
+                                    std::int64_t n) {
   const std::int64_t i = globalIndex();
   if (i < n) plane[i] = stage[inv[i]];
 }

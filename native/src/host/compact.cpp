@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — compactHost: fused count-then-write compaction on an OpenMP team.
 //
 // Every thread takes a contiguous, 64-aligned part of the samples, counts its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — choosing the instruction set of the host hot loops.
 #include <sieve/native/host/isa.hpp>
 
@@ -12,8 +13,7 @@ namespace {
 
 bool cpuHas(HostIsa isa) {
   switch (isa) {
-  case HostIsa::Portable:
-    return true;
+  case HostIsa::Portable: return true;
 #if SIEVE_HOST_X86_DISPATCH
   case HostIsa::Avx2:
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
@@ -23,8 +23,7 @@ bool cpuHas(HostIsa isa) {
            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vbmi2");
 #endif
-  default:
-    return false;
+  default: return false;
   }
 }
 
@@ -61,12 +60,9 @@ bool setHostIsa(HostIsa isa) {
 
 const char* hostIsaName(HostIsa isa) {
   switch (isa) {
-  case HostIsa::Avx2:
-    return "avx2";
-  case HostIsa::Avx512:
-    return "avx512";
-  default:
-    return "portable";
+  case HostIsa::Avx2: return "avx2";
+  case HostIsa::Avx512: return "avx512";
+  default: return "portable";
   }
 }
 
@@ -75,12 +71,9 @@ namespace Impl {
 const HostKernels& hostKernels() {
 #if SIEVE_HOST_X86_DISPATCH
   switch (hostIsa()) {
-  case HostIsa::Avx512:
-    return hostKernelsAvx512();
-  case HostIsa::Avx2:
-    return hostKernelsAvx2();
-  default:
-    break;
+  case HostIsa::Avx512: return hostKernelsAvx512();
+  case HostIsa::Avx2: return hostKernelsAvx2();
+  default: break;
   }
 #endif
   return hostKernelsPortable();

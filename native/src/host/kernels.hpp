@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (private) — the hot loops of the host twins, one table per instruction
 // set. Every entry of every table produces the same bytes; the tables differ in
 // speed only.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — the host hot loops for the architecture's baseline (SSE2 on x86-64,
 // plain C++ elsewhere).
 #include "kernels.hpp"
@@ -46,11 +47,13 @@ void writePortable(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a
       const __m128i b0 = _mm_set1_epi32(base), b1 = _mm_set1_epi32(base + 8);
       const auto* tl = reinterpret_cast<const __m128i*>(kBitLut.pos[lo]);
       const auto* th = reinterpret_cast<const __m128i*>(kBitLut.pos[hi]);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(map + pos), _mm_add_epi32(_mm_load_si128(tl), b0));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(map + pos),
+                       _mm_add_epi32(_mm_load_si128(tl), b0));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(map + pos + 4),
                        _mm_add_epi32(_mm_load_si128(tl + 1), b0));
       pos += kBitLut.pop[lo];
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(map + pos), _mm_add_epi32(_mm_load_si128(th), b1));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(map + pos),
+                       _mm_add_epi32(_mm_load_si128(th), b1));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(map + pos + 4),
                        _mm_add_epi32(_mm_load_si128(th + 1), b1));
       pos += kBitLut.pop[hi];

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — the host hot loops in AVX2 and AVX-512 (x86-64, chosen at run time;
 // only these functions carry the target attributes, the rest of the library is
 // built for the baseline).
@@ -27,8 +28,8 @@ namespace {
 /// Keep bits of 32 samples.
 SIEVE_TARGET_AVX2 inline std::uint32_t keep32Avx2(const std::uint8_t* p, std::uint32_t flip32) {
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  const auto zero =
-      static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256())));
+  const auto zero = static_cast<std::uint32_t>(
+      _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256())));
   return zero ^ flip32; // flip32 = keepXorMaskForZeroBits (zero-byte bits to keep bits)
 }
 
@@ -83,13 +84,12 @@ SIEVE_TARGET_AVX2 void writeAvx2(const std::uint8_t* mask, std::uint32_t flags, 
 SIEVE_TARGET_AVX2 inline __m256i prefix8Avx2(__m256i x) {
   x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
   x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
-  const __m256i low3 = _mm256_shuffle_epi32(x, 0xFF);                // lane 3 of each half
+  const __m256i low3 = _mm256_shuffle_epi32(x, 0xFF);                      // lane 3 of each half
   return _mm256_add_epi32(x, _mm256_permute2x128_si256(low3, low3, 0x08)); // into the high half
 }
 
 SIEVE_TARGET_AVX2 std::uint32_t scanSum32Avx2(const std::uint32_t* in, std::uint32_t* out,
-                                              std::int64_t len, std::uint32_t pre,
-                                              bool inclusive) {
+                                              std::int64_t len, std::uint32_t pre, bool inclusive) {
   const __m256i last = _mm256_set1_epi32(7);
   __m256i carry = _mm256_set1_epi32(static_cast<int>(pre));
   std::int64_t i = 0;
@@ -160,17 +160,20 @@ SIEVE_TARGET_AVX512 void writeAvx512(const std::uint8_t* mask, std::uint32_t fla
       // [pos, end) and their slack is overwritten in order by what follows.
       const __m512i packed = _mm512_maskz_compress_epi8(static_cast<__mmask64>(bits), iota);
       const __m512i base = _mm512_set1_epi32(static_cast<int>(i));
-      _mm512_storeu_si512(map + pos,
-                          _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_castsi512_si128(packed))));
+      _mm512_storeu_si512(
+          map + pos, _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_castsi512_si128(packed))));
       if (cnt > 16) {
-        _mm512_storeu_si512(map + pos + 16,
-                            _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 1))));
+        _mm512_storeu_si512(
+            map + pos + 16,
+            _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 1))));
         if (cnt > 32) {
-          _mm512_storeu_si512(map + pos + 32,
-                              _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 2))));
+          _mm512_storeu_si512(
+              map + pos + 32,
+              _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 2))));
           if (cnt > 48)
-            _mm512_storeu_si512(map + pos + 48,
-                                _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 3))));
+            _mm512_storeu_si512(
+                map + pos + 48,
+                _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 3))));
         }
       }
       pos += cnt;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (private) — mask bytes to keep bits, and the tables the host twins
 // use to turn keep bits into indices without a branch per sample.
 //

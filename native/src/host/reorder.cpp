@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — reorderHost / restoreHost on an OpenMP team.
 //
 // Reorder: every thread takes a contiguous, 32-aligned part of the span, turns
@@ -120,9 +121,9 @@ void reorderHost(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlane
 }
 
 void reorderHost(const ReorderPlane* planes, std::uint32_t nPlanes, const std::uint8_t* mask,
-                 std::uint32_t flags, std::int32_t* perm, std::int32_t* inv,
-                 std::int32_t* indexMap, std::uint32_t* count, std::uint32_t* span,
-                 std::uint32_t* fire, void* scratch, std::int64_t n) {
+                 std::uint32_t flags, std::int32_t* perm, std::int32_t* inv, std::int32_t* indexMap,
+                 std::uint32_t* count, std::uint32_t* span, std::uint32_t* fire, void* scratch,
+                 std::int64_t n) {
   reorderHost(HostTeam{}, planes, nPlanes, mask, flags, perm, inv, indexMap, count, span, fire,
               scratch, n);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — bit helpers and the 32-sample group rule, host and device callable.
 #pragma once
 
@@ -65,7 +66,8 @@ SIEVE_INLINE std::int64_t reorderDstFromBits(const std::uint32_t* bits,
   const std::uint32_t w = bits[i >> 5];
   const int j = static_cast<int>(i & 31);
   const bool kept = (w >> j) & 1u;
-  const std::int64_t incl = static_cast<std::int64_t>(wordOff[i >> 5]) + popcount32(bitsThrough(w, j));
+  const std::int64_t incl =
+      static_cast<std::int64_t>(wordOff[i >> 5]) + popcount32(bitsThrough(w, j));
   return reorderDst(kept, i, incl, cnt);
 }
 

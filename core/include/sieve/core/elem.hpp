@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — the element types a reorder plane moves, by size. A plane's bytes are
 // moved as opaque words of its element size, so any trivially-copyable type of
 // 1, 2, 4, 8 or 16 bytes moves bit for bit.
@@ -53,23 +54,12 @@ struct TypeTag {
 template <class F>
 inline void withElem(std::uint32_t bytes, F&& f) {
   switch (bytes) {
-  case 1u:
-    f(TypeTag<ElemOf<1>>{});
-    break;
-  case 2u:
-    f(TypeTag<ElemOf<2>>{});
-    break;
-  case 4u:
-    f(TypeTag<ElemOf<4>>{});
-    break;
-  case 8u:
-    f(TypeTag<ElemOf<8>>{});
-    break;
-  case 16u:
-    f(TypeTag<ElemOf<16>>{});
-    break;
-  default:
-    break;
+  case 1u: f(TypeTag<ElemOf<1>>{}); break;
+  case 2u: f(TypeTag<ElemOf<2>>{}); break;
+  case 4u: f(TypeTag<ElemOf<4>>{}); break;
+  case 8u: f(TypeTag<ElemOf<8>>{}); break;
+  case 16u: f(TypeTag<ElemOf<16>>{}); break;
+  default: break;
   }
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — how every face carves its scratch, one layout per primitive.
 //
 // Each region is an {offset, bytes} pair computed from n (and from the team

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — backend-neutral macros.
 //
 // Header-only, no Kokkos, no CUDA runtime: every rule in core/ is callable from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — the rules every face follows, written once.
 //
 // Scratch-size arithmetic, the keep predicate, the locality trigger rule, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — the state of one reorder call and its epilogue, shared by every face.
 //
 // The CUDA kernels and the portable Kokkos path read the same state (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — every tuning number of every face, in one place (one namespace per face).
 //
 // Only numbers live here: the launch helpers that use them stay with their
@@ -91,7 +92,8 @@ static_assert(Portable::kTileGroups >= 1, "sieve: portable compaction tiles hold
 static_assert(Findall::kBlock >= 1 && Findall::kBlock <= 1024 &&
                   (Findall::kBlock & (Findall::kBlock - 1)) == 0 && Findall::kItems >= 1,
               "sieve: the findall defaults must be a valid ScanScatter");
-static_assert(Findall::kPartitionAlign % 32 == 0 && Findall::kPartitionMin >= Findall::kPartitionAlign,
+static_assert(Findall::kPartitionAlign % 32 == 0 &&
+                  Findall::kPartitionMin >= Findall::kPartitionAlign,
               "sieve: findall partitions are whole 32-element words");
 
 } // namespace Tuning

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — index type, flags, constants and the plain descriptors shared by
 // every face (host twins, CUDA kernels, Kokkos API). No Kokkos, no CUDA runtime.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — argument validation (host only). Every check throws
 // std::invalid_argument with a message naming the call, the argument and the
 // rule it broke. Called by every face before anything is enqueued or written.
@@ -61,12 +62,13 @@ inline void checkTrigger(const char* fn, const ReorderTrigger& t) {
 /// `xspan` bytes and holds `xe`-byte elements every `xs` bytes (xs == xe when
 /// contiguous). Arrays with the same stride that interleave (columns of one
 /// table) share nothing; otherwise overlapping spans count as sharing.
-inline bool shareBytes(std::uintptr_t ab, std::uintptr_t aspan, std::uintptr_t as, std::uintptr_t ae,
-                       std::uintptr_t bb, std::uintptr_t bspan, std::uintptr_t bs,
-                       std::uintptr_t be) {
+inline bool shareBytes(std::uintptr_t ab, std::uintptr_t aspan, std::uintptr_t as,
+                       std::uintptr_t ae, std::uintptr_t bb, std::uintptr_t bspan,
+                       std::uintptr_t bs, std::uintptr_t be) {
   if (aspan == 0 || bspan == 0 || !(ab < bb + bspan && bb < ab + aspan)) return false;
   if (as != bs || as < ae || bs < be) return true;
-  const std::uintptr_t d = (bb >= ab ? bb - ab : as - (ab - bb) % as) % as; // b's offset in a's period
+  const std::uintptr_t d =
+      (bb >= ab ? bb - ab : as - (ab - bb) % as) % as; // b's offset in a's period
   return d < ae || as - d < be;
 }
 
@@ -139,12 +141,13 @@ inline std::uint32_t maxElemBytes(const ReorderPlane* planes, std::uint32_t nPla
 /// covers and their stride in bytes (`extentBytes`, `strideBytes`: entry k for
 /// plane k, nPlanes for perm, nPlanes + 1 for inv, nPlanes + 2 for the index
 /// map); by default an array covers n elements, contiguous.
-inline std::vector<ArrayBytes> checkPlanes(const char* fn, const ReorderPlane* planes, std::uint32_t nPlanes,
-                        const std::uint8_t* mask, const std::int32_t* perm,
-                        const std::int32_t* inv, std::int64_t n, bool needMask,
-                        const std::size_t* extentBytes = nullptr,
-                        const std::size_t* strideBytes = nullptr,
-                        const std::int32_t* indexMap = nullptr) {
+inline std::vector<ArrayBytes> checkPlanes(const char* fn, const ReorderPlane* planes,
+                                           std::uint32_t nPlanes, const std::uint8_t* mask,
+                                           const std::int32_t* perm, const std::int32_t* inv,
+                                           std::int64_t n, bool needMask,
+                                           const std::size_t* extentBytes = nullptr,
+                                           const std::size_t* strideBytes = nullptr,
+                                           const std::int32_t* indexMap = nullptr) {
   if (nPlanes > 0 && planes == nullptr) fail(fn, "planes is null but nPlanes > 0");
   for (std::uint32_t p = 0; p < nPlanes; ++p)
     if (!supportedElem(planes[p].elemBytes))
@@ -163,8 +166,8 @@ inline std::vector<ArrayBytes> checkPlanes(const char* fn, const ReorderPlane* p
   const std::uint32_t total = nPlanes + (indexMap != nullptr ? 3 : 2);
   for (std::uint32_t k = 0; k < total; ++k) {
     const std::size_t elem = k < nPlanes ? planes[k].elemBytes : sizeof(std::int32_t);
-    const void* p = k < nPlanes    ? planes[k].data
-                    : k == nPlanes ? static_cast<const void*>(perm)
+    const void* p = k < nPlanes        ? planes[k].data
+                    : k == nPlanes     ? static_cast<const void*>(perm)
                     : k == nPlanes + 1 ? static_cast<const void*>(inv)
                                        : static_cast<const void*>(indexMap);
     std::string name = k < nPlanes        ? "plane " + std::to_string(k)
@@ -183,8 +186,9 @@ inline std::vector<ArrayBytes> checkPlanes(const char* fn, const ReorderPlane* p
     for (std::uint32_t p = 0; p < nPlanes && !found; ++p)
       found = planes[p].data == static_cast<const void*>(mask) && planes[p].elemBytes == 1u;
     if (!found)
-      fail(fn, "mask is not among the planes; the mask must be one of the planes (elemBytes 1) so "
-               "that it moves with them");
+      fail(fn,
+           "mask is not among the planes; the mask must be one of the planes (elemBytes 1) so "
+           "that it moves with them");
   }
   return arrays;
 }
@@ -194,8 +198,8 @@ inline std::vector<ArrayBytes> checkPlanes(const char* fn, const ReorderPlane* p
 inline void checkScratchApart(const char* fn, std::vector<ArrayBytes>& arrays, const void* scratch,
                               std::int64_t n, std::uint32_t maxElem) {
   const std::size_t from = arrays.size();
-  arrays.push_back(
-      arrayBytes("scratch", scratch, static_cast<std::int64_t>(reorderScratchBytes(n, maxElem)), 1));
+  arrays.push_back(arrayBytes("scratch", scratch,
+                              static_cast<std::int64_t>(reorderScratchBytes(n, maxElem)), 1));
   checkApart(fn, arrays, from, false, "scratch must not overlap the planes, perm, inv or indexMap");
 }
 
@@ -213,8 +217,8 @@ inline void checkReorder(const char* fn, const ReorderPlane* planes, std::uint32
   checkPtr(fn, span, "span", alignof(std::uint32_t));
   if (fire != nullptr) checkPtr(fn, fire, "fire", alignof(std::uint32_t));
   if (n > 0) checkPtr(fn, indexMap, "indexMap", alignof(std::int32_t));
-  std::vector<ArrayBytes> arrays =
-      checkPlanes(fn, planes, nPlanes, mask, perm, inv, n, true, extentBytes, strideBytes, indexMap);
+  std::vector<ArrayBytes> arrays = checkPlanes(fn, planes, nPlanes, mask, perm, inv, n, true,
+                                               extentBytes, strideBytes, indexMap);
   if (n > 0) {
     checkPtr(fn, scratch, "scratch", 16);
     checkScratchApart(fn, arrays, scratch, n, maxElemBytes(planes, nPlanes));
@@ -246,8 +250,8 @@ inline void checkRestore(const char* fn, const ReorderPlane* planes, std::uint32
 /// Strided input / output give their strides in elements; `sumsElems` is the
 /// size of blockSums (by contract at least n).
 template <class T>
-inline void checkScan(const char* fn, const T* in, const T* out, const T* blockSums,
-                      std::int64_t n, std::size_t inStride = 1, std::size_t outStride = 1,
+inline void checkScan(const char* fn, const T* in, const T* out, const T* blockSums, std::int64_t n,
+                      std::size_t inStride = 1, std::size_t outStride = 1,
                       std::int64_t sumsElems = -1) {
   checkSamples(fn, n);
   if (n == 0) return;
@@ -267,7 +271,8 @@ inline void checkScan(const char* fn, const T* in, const T* out, const T* blockS
   arr(blockSums, 1, sumsElems < 0 ? n : sumsElems, bb, bbytes, bs);
   if (!(in == out && inStride == outStride) && shareBytes(ib, ibytes, is, e, ob, obytes, os, e))
     fail(fn, "out partially overlaps in; they must be the same array or disjoint");
-  if (shareBytes(bb, bbytes, bs, e, ib, ibytes, is, e) || shareBytes(bb, bbytes, bs, e, ob, obytes, os, e))
+  if (shareBytes(bb, bbytes, bs, e, ib, ibytes, is, e) ||
+      shareBytes(bb, bbytes, bs, e, ob, obytes, os, e))
     fail(fn, "blockSums overlaps in or out; the scratch must be disjoint from the data");
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — reading the optional, typed arguments of an entry point
 // (a mask polarity, a trigger, the tail of planes) at compile time, so that a
 // wrong argument list meets a readable static_assert and nothing else.
@@ -64,8 +65,11 @@ decltype(auto) applyTail(F&& f, const Args&... args) {
 template <class Exec, class V>
 inline constexpr bool kByteScratch =
     Safe<V>::rank == 1 && !std::is_void_v<typename Safe<V>::value> && Safe<V>::writable &&
-    Safe<V>::template accessible<Exec>() && sizeof(std::conditional_t<std::is_void_v<typename Safe<V>::value>, char, typename Safe<V>::value>) == 1 &&
-    std::is_trivially_copyable_v<std::conditional_t<std::is_void_v<typename Safe<V>::value>, char, typename Safe<V>::value>>;
+    Safe<V>::template accessible<Exec>() &&
+    sizeof(std::conditional_t<std::is_void_v<typename Safe<V>::value>, char,
+                              typename Safe<V>::value>) == 1 &&
+    std::is_trivially_copyable_v<
+        std::conditional_t<std::is_void_v<typename Safe<V>::value>, char, typename Safe<V>::value>>;
 
 } // namespace Impl
 } // namespace sieve

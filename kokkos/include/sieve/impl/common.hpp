@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — what every public entry point of the Kokkos face shares:
 // View checks, profiling regions, fences and the choice of backend.
 #pragma once
@@ -63,9 +64,8 @@ struct Safe<V, true> {
 
 /// A rank-R View of exactly `T`, accessible from Exec (and writable if W).
 template <class Exec, class V, int R, class T, bool W>
-inline constexpr bool kViewOf = Safe<V>::rank == R && std::is_same_v<typename Safe<V>::value, T> &&
-                                (!W || Safe<V>::writable) &&
-                                Safe<V>::template accessible<Exec>();
+inline constexpr bool kViewOf = Safe<V>::rank == R&& std::is_same_v<typename Safe<V>::value, T> &&
+                                (!W || Safe<V>::writable) && Safe<V>::template accessible<Exec>();
 
 /// The names one public call gives Kokkos Tools: `prefix` is "sieve::<call>",
 /// or "<label>: sieve::<call>" when the caller gave a label. The call's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — the one dispatch point of the Kokkos face.
 //
 // A call on an execution space runs on one "face": the native face of that

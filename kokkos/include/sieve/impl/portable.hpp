@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — the portable implementation: Kokkos parallel patterns
 // only, for every execution space without a native face (Serial, Threads, HIP,
 // SYCL, OpenMPTarget) and for Views a native face cannot take (strided).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — the Cuda face: the native CUDA kernels (native/cuda),
 // enqueued on the stream of a Kokkos::Cuda instance. Asynchronous and
 // capture-safe: nothing is allocated, synchronised or read back. The scan is
@@ -39,9 +40,9 @@ struct Faces<Face::Cuda> {
   template <class Mask, class Perm, class Inv, class Map, class... Planes>
   static void reorder(const Kokkos::Cuda& exec, const Names& names, const Mask& mask,
                       std::uint32_t flags, const Perm& perm, const Inv& inv, const Map& map,
-                      std::uint32_t* count, std::uint32_t* span, std::uint32_t* fire,
-                      void* scratch, std::int64_t n, const ReorderPlane* desc,
-                      std::uint32_t nPlanes, const Planes&...) {
+                      std::uint32_t* count, std::uint32_t* span, std::uint32_t* fire, void* scratch,
+                      std::int64_t n, const ReorderPlane* desc, std::uint32_t nPlanes,
+                      const Planes&...) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
     reorderDevice(desc, nPlanes, mask.data(), flags, perm.data(), inv.data(), map.data(), count,
                   span, fire, scratch, n, exec.cuda_stream());

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — the OpenMP face: the native host twins (native/host) on
 // the threads of a Kokkos::OpenMP instance. Synchronous: the twins return
 // when their work is done.
@@ -33,12 +34,12 @@ struct Faces<Face::OpenMP> {
   template <class Mask, class Perm, class Inv, class Map, class... Planes>
   static void reorder(const Kokkos::OpenMP& exec, const Names& names, const Mask& mask,
                       std::uint32_t flags, const Perm& perm, const Inv& inv, const Map& map,
-                      std::uint32_t* count, std::uint32_t* span, std::uint32_t* fire,
-                      void* scratch, std::int64_t n, const ReorderPlane* desc,
-                      std::uint32_t nPlanes, const Planes&...) {
+                      std::uint32_t* count, std::uint32_t* span, std::uint32_t* fire, void* scratch,
+                      std::int64_t n, const ReorderPlane* desc, std::uint32_t nPlanes,
+                      const Planes&...) {
     const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
-    reorderHost(team(exec), desc, nPlanes, mask.data(), flags, perm.data(), inv.data(),
-                map.data(), count, span, fire, scratch, n);
+    reorderHost(team(exec), desc, nPlanes, mask.data(), flags, perm.data(), inv.data(), map.data(),
+                count, span, fire, scratch, n);
   }
 
   template <class Perm, class Inv, class... Planes>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — the portable face: Kokkos parallel patterns on any
 // execution space (impl/portable/), for spaces without a native face and for
 // strided Views.
@@ -38,8 +39,8 @@ struct Faces<Face::Portable> {
   }
 
   template <bool Inclusive, class Exec, class In, class Out, class Op, class T>
-  static void scan(const Exec& exec, const Names& names, const In& in, const Out& out,
-                   const Op& op, const T& init, T* blockSums, std::int64_t n) {
+  static void scan(const Exec& exec, const Names& names, const In& in, const Out& out, const Op& op,
+                   const T& init, T* blockSums, std::int64_t n) {
     Portable::scan<Inclusive>(exec, names.prefix, in, out, op, init, blockSums, n);
   }
 };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — sieve::findall's ordinal positions: how the k-th element
 // of a View of any rank and layout is found, what a mask or a predicate
 // selects, and what item is written for a selected position.
@@ -259,7 +260,8 @@ struct ViewKeep {
   }
   KOKKOS_INLINE_FUNCTION std::uint32_t bits(const i64 k0, const i64 len) const {
     std::uint32_t b = 0;
-    for (i64 j = 0; j < len; ++j) b |= static_cast<std::uint32_t>(static_cast<bool>(at(k0 + j))) << j;
+    for (i64 j = 0; j < len; ++j)
+      b |= static_cast<std::uint32_t>(static_cast<bool>(at(k0 + j))) << j;
     return b;
   }
 };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — sieve::findall's algorithms resolved to one tile shape
 // (the "call shape" a workspace is made for), and their validation.
 #pragma once
@@ -39,8 +40,8 @@ enum class Kind { ScanScatter, Partitioned };
 /// One resolved call shape: the algorithm, the element count, the tiles.
 struct Plan {
   Kind kind = Kind::ScanScatter;
-  int block = 0, items = 0;  // ScanScatter
-  int parts = 0;             // Partitioned: the partitions (at most the concurrency)
+  int block = 0, items = 0; // ScanScatter
+  int parts = 0;            // Partitioned: the partitions (at most the concurrency)
   std::int64_t n = 0;
   std::int64_t unit = 1;     // elements per unit
   Portable::TileShape shape; // units, units per tile, team size
@@ -54,10 +55,10 @@ struct Plan {
     return kind == o.kind && block == o.block && items == o.items && parts == o.parts && n == o.n;
   }
   std::string describe() const {
-    const std::string a = kind == Kind::Partitioned
-                              ? "Partitioned (" + std::to_string(parts) + " partitions)"
-                              : "ScanScatter{" + std::to_string(block) + ", " +
-                                    std::to_string(items) + "}";
+    const std::string a =
+        kind == Kind::Partitioned
+            ? "Partitioned (" + std::to_string(parts) + " partitions)"
+            : "ScanScatter{" + std::to_string(block) + ", " + std::to_string(items) + "}";
     return a + " over n = " + std::to_string(n);
   }
 };

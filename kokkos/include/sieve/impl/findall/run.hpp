@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — one sieve::findall call, after its checks: the
 // predicate's mask (predicate form), the tile counts (the portable
 // compaction's count phase), their scan (sieve's scan, on the space's scan
@@ -68,8 +69,8 @@ void countPhase(const Exec& exec, const Names& names, const Plan& p, const Regio
           return keep.count(a, b);
         },
         KOKKOS_LAMBDA(const int t, const i64 c) { tileEnd[t] = c; });
-    using Raw = Kokkos::View<i64*, typename Exec::memory_space,
-                             Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    using Raw =
+        Kokkos::View<i64*, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     const Raw ends(tileEnd, static_cast<std::size_t>(tiles));
     dispatch<Exec, Primitive::Scan>(true, [&](auto tag) {
       Faces<decltype(tag)::value>::template scan<true>(exec, names, ends, ends, Sum{}, i64(0),

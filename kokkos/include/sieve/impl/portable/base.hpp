@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — the portable implementation: Kokkos parallel patterns
 // only, for every execution space without a native face (Serial, Threads, HIP,
 // SYCL, OpenMPTarget) and for Views a native face cannot take (strided).
@@ -21,7 +22,6 @@ namespace sieve {
 namespace Impl {
 namespace Portable {
 
-
 using i64 = std::int64_t;
 
 template <class Exec>
@@ -30,7 +30,6 @@ using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<i64>>;
 /// Compaction tiles (groups of 32 samples) and scan blocks: core/tuning.hpp.
 using Tuning::Portable::kScanBlock;
 using Tuning::Portable::kTileGroups;
-
 
 } // namespace Portable
 } // namespace Impl

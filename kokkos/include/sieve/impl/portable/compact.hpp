@@ -1,4 +1,6 @@
-// Sieve (internal) — the portable implementation: compaction (team reduction, tile scan, team scan).
+// SPDX-License-Identifier: Apache-2.0
+// Sieve (internal) — the portable implementation: compaction (team reduction, tile scan, team
+// scan).
 //
 // The tile machinery (tileCount, tileWrite) is shared by sieve::compact and
 // sieve::findall: a tile is a run of "units" (a unit is a few consecutive
@@ -47,19 +49,20 @@ void tileCount(const Exec& exec, const std::string& label, const TileShape& s,
                const UnitCount& unitCount, const Store& store) {
   using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
   const i64 units = s.units, per = s.unitsPerTile;
-  launchTiles(exec, label, s, KOKKOS_LAMBDA(const Member& m) {
-    const i64 u0 = static_cast<i64>(m.league_rank()) * per;
-    const i64 u1 = u0 + per < units ? u0 + per : units;
-    C sum = 0;
-    if (m.team_size() == 1) {
-      for (i64 u = u0; u < u1; ++u) sum += unitCount(u);
-    } else {
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(m, u0, u1), [&](const i64 u, C& acc) { acc += unitCount(u); },
-          sum);
-    }
-    Kokkos::single(Kokkos::PerTeam(m), [&]() { store(m.league_rank(), sum); });
-  });
+  launchTiles(
+      exec, label, s, KOKKOS_LAMBDA(const Member& m) {
+        const i64 u0 = static_cast<i64>(m.league_rank()) * per;
+        const i64 u1 = u0 + per < units ? u0 + per : units;
+        C sum = 0;
+        if (m.team_size() == 1) {
+          for (i64 u = u0; u < u1; ++u) sum += unitCount(u);
+        } else {
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(m, u0, u1), [&](const i64 u, C& acc) { acc += unitCount(u); },
+              sum);
+        }
+        Kokkos::single(Kokkos::PerTeam(m), [&]() { store(m.league_rank(), sum); });
+      });
 }
 
 /// Write phase: unit u of tile t writes its items from `base(t)` plus the
@@ -72,29 +75,31 @@ void tileWrite(const Exec& exec, const std::string& label, const TileShape& s, c
   using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
   using C = std::decay_t<decltype(base(0))>;
   const i64 units = s.units, per = s.unitsPerTile;
-  launchTiles(exec, label, s, KOKKOS_LAMBDA(const Member& m) {
-    const i64 u0 = static_cast<i64>(m.league_rank()) * per;
-    const i64 u1 = u0 + per < units ? u0 + per : units;
-    const C b = base(m.league_rank());
-    if (m.team_size() == 1) {
-      C pos = b;
-      for (i64 u = u0; u < u1; ++u) pos += unitWrite(u, pos);
-    } else {
-      Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, u0, u1),
-                            [&](const i64 u, C& upd, const bool final) {
-                              const C c = final ? unitWrite(u, b + upd) : unitCount(u);
-                              upd += c;
-                            });
-    }
-  });
+  launchTiles(
+      exec, label, s, KOKKOS_LAMBDA(const Member& m) {
+        const i64 u0 = static_cast<i64>(m.league_rank()) * per;
+        const i64 u1 = u0 + per < units ? u0 + per : units;
+        const C b = base(m.league_rank());
+        if (m.team_size() == 1) {
+          C pos = b;
+          for (i64 u = u0; u < u1; ++u) pos += unitWrite(u, pos);
+        } else {
+          Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, u0, u1),
+                                [&](const i64 u, C& upd, const bool final) {
+                                  const C c = final ? unitWrite(u, b + upd) : unitCount(u);
+                                  upd += c;
+                                });
+        }
+      });
 }
 
 /// Compact mask[0, n) into map: per tile, count kept samples and live groups
 /// (team reduction over groups); scan the tiles; per tile, write the indices
 /// (team scan over groups). Words are raw pointers into the space's memory.
 template <class Exec, class MaskView, class MapView>
-void compact(const Exec& exec, const std::string& label, const MaskView& mask, std::uint32_t flags, const MapView& map,
-             std::uint32_t* count, void* scratch, const ReorderTrigger* trig, i64 n) {
+void compact(const Exec& exec, const std::string& label, const MaskView& mask, std::uint32_t flags,
+             const MapView& map, std::uint32_t* count, void* scratch, const ReorderTrigger* trig,
+             i64 n) {
   const bool hasTrig = trig != nullptr;
   const ReorderTrigger t = hasTrig ? *trig : ReorderTrigger{};
   if (n == 0) {
@@ -164,7 +169,6 @@ void compact(const Exec& exec, const std::string& label, const MaskView& mask, s
         return static_cast<std::uint32_t>(popcount32(bits));
       });
 }
-
 
 } // namespace Portable
 } // namespace Impl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — the portable implementation: reorder / restore.
 #pragma once
 
@@ -9,7 +10,6 @@
 namespace sieve {
 namespace Impl {
 namespace Portable {
-
 
 /// The state of one reorder call (keep bits, word offsets, kept count, span
 /// and fire words, in the space's memory): core's ReorderState.
@@ -35,8 +35,8 @@ auto planeWords(const PlaneView& v) {
 
 /// Stage one plane over the span, then place every slot at its destination.
 template <class Exec, class PlaneView>
-void movePlane(const Exec& exec, const std::string& label, const PlaneView& view, unsigned char* stageBytes,
-               const ReorderState& s) {
+void movePlane(const Exec& exec, const std::string& label, const PlaneView& view,
+               unsigned char* stageBytes, const ReorderState& s) {
   const auto plane = planeWords(view);
   using T = std::remove_reference_t<decltype(plane(0))>;
   T* stage = reinterpret_cast<T*>(stageBytes);
@@ -50,11 +50,11 @@ void movePlane(const Exec& exec, const std::string& label, const PlaneView& view
       });
 }
 
-template <class Exec, class MaskView, class PermView, class InvView, class MapView,
-          class... Planes>
-void reorder(const Exec& exec, const std::string& label, const MaskView& mask, std::uint32_t flags, const PermView& perm,
-             const InvView& inv, const MapView& map, std::uint32_t* count, std::uint32_t* span,
-             std::uint32_t* fire, unsigned char* scratch, i64 n, const Planes&... planes) {
+template <class Exec, class MaskView, class PermView, class InvView, class MapView, class... Planes>
+void reorder(const Exec& exec, const std::string& label, const MaskView& mask, std::uint32_t flags,
+             const PermView& perm, const InvView& inv, const MapView& map, std::uint32_t* count,
+             std::uint32_t* span, std::uint32_t* fire, unsigned char* scratch, i64 n,
+             const Planes&... planes) {
   if (n == 0) {
     Kokkos::parallel_for(
         label + "::empty", Range<Exec>(exec, 0, 1),
@@ -71,8 +71,8 @@ void reorder(const Exec& exec, const std::string& label, const MaskView& mask, s
       label + "::bits", Range<Exec>(exec, 0, nwords), KOKKOS_LAMBDA(const i64 w) {
         if (!s.active()) return;
         const i64 sp = s.sp();
-        bits[w] = w * 32 < sp ? groupKeepBits([&](i64 i) { return mask(i); }, w * 32, sp, flags)
-                              : 0u;
+        bits[w] =
+            w * 32 < sp ? groupKeepBits([&](i64 i) { return mask(i); }, w * 32, sp, flags) : 0u;
       });
   Kokkos::parallel_scan(
       label + "::offsets", Range<Exec>(exec, 0, nwords),
@@ -106,8 +106,8 @@ void reorder(const Exec& exec, const std::string& label, const MaskView& mask, s
 }
 
 template <class Exec, class PlaneView, class InvView>
-void restorePlane(const Exec& exec, const std::string& label, const PlaneView& view, const InvView& inv,
-                  unsigned char* stageBytes, i64 n) {
+void restorePlane(const Exec& exec, const std::string& label, const PlaneView& view,
+                  const InvView& inv, unsigned char* stageBytes, i64 n) {
   const auto plane = planeWords(view);
   using T = std::remove_reference_t<decltype(plane(0))>;
   T* stage = reinterpret_cast<T*>(stageBytes);
@@ -120,8 +120,8 @@ void restorePlane(const Exec& exec, const std::string& label, const PlaneView& v
 }
 
 template <class Exec, class PermView, class InvView, class... Planes>
-void restore(const Exec& exec, const std::string& label, const PermView& perm, const InvView& inv, unsigned char* scratch,
-             i64 n, const Planes&... planes) {
+void restore(const Exec& exec, const std::string& label, const PermView& perm, const InvView& inv,
+             unsigned char* scratch, i64 n, const Planes&... planes) {
   if (n == 0) return;
   constexpr auto maxElem = static_cast<std::uint32_t>(
       std::max({std::size_t(4), sizeof(typename Planes::value_type)...}));
@@ -133,7 +133,6 @@ void restore(const Exec& exec, const std::string& label, const PermView& perm, c
         inv(i) = static_cast<std::int32_t>(i);
       });
 }
-
 
 } // namespace Portable
 } // namespace Impl

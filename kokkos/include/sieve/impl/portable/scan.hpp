@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — the portable implementation: prefix scan (reduce, then
 // scan, over blocks; one team per block).
 #pragma once
@@ -7,7 +8,6 @@
 namespace sieve {
 namespace Impl {
 namespace Portable {
-
 
 /// The shape of a scan block on Exec, which alone fixes the association order
 /// (never the team size): a block is kChunks chunks of kChunk elements; one
@@ -32,13 +32,15 @@ struct ScanShape {
   // Blocks of at least kScanScratchBlock elements: every level of block
   // totals is no longer than the rule's, so they fit sieve::scanScratchElems(n).
   static_assert(kBlock >= sieve::kScanScratchBlock, "sieve: scan blocks below the scratch rule");
-  static_assert(kChunks * kChunk == kBlock && kGroups * kGroup == kChunks, "sieve: scan shape must tile");
+  static_assert(kChunks * kChunk == kBlock && kGroups * kGroup == kChunks,
+                "sieve: scan shape must tile");
 };
 
 template <class Exec, class T>
 using Raw = Kokkos::View<T*, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 template <class Exec, class T>
-using TeamShared = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using TeamShared =
+    Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 /// Team scratch bytes of one block: the staged block, the chunk totals and
 /// the group totals, allocated in this order by the kernels.
@@ -46,7 +48,8 @@ template <class Exec, class T>
 std::size_t scanTeamBytes() {
   using S = ScanShape<Exec>;
   using Shared = TeamShared<Exec, T>;
-  return Shared::shmem_size(S::kStagedElems) + Shared::shmem_size(S::kChunks) + Shared::shmem_size(S::kGroups);
+  return Shared::shmem_size(S::kStagedElems) + Shared::shmem_size(S::kChunks) +
+         Shared::shmem_size(S::kGroups);
 }
 
 /// One team per block, at most one thread per chunk (the team size changes
@@ -99,8 +102,8 @@ struct TeamBlock {
 /// Chunk totals ct[0, nc) and group totals gt[0, ng) of the block elements
 /// x(0 .. cnt), each a left-to-right fold; ends with a team barrier.
 template <class S, class Member, class X, class Shared, class Op>
-KOKKOS_INLINE_FUNCTION void chunkTotals(const Member& m, const X& x, int cnt, int nc, int ng, const Shared& ct,
-                                        const Shared& gt, const Op& op) {
+KOKKOS_INLINE_FUNCTION void chunkTotals(const Member& m, const X& x, int cnt, int nc, int ng,
+                                        const Shared& ct, const Shared& gt, const Op& op) {
   using T = typename Shared::non_const_value_type;
   Kokkos::parallel_for(Kokkos::TeamThreadRange(m, nc), [&](const int c) {
     const int a = c * S::kChunk;
@@ -125,7 +128,8 @@ KOKKOS_INLINE_FUNCTION void chunkTotals(const Member& m, const X& x, int cnt, in
 
 /// totals[b] = fold of block b of src[0, len).
 template <class Exec, class Src, class T, class Op>
-void blockReduce(const Exec& exec, const std::string& label, const Src& src, i64 len, T* totals, const Op& op) {
+void blockReduce(const Exec& exec, const std::string& label, const Src& src, i64 len, T* totals,
+                 const Op& op) {
   using S = ScanShape<Exec>;
   using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
   using Shared = TeamShared<Exec, T>;
@@ -149,8 +153,8 @@ void blockReduce(const Exec& exec, const std::string& label, const Src& src, i64
 /// init when prefix is null (a single block). The last chunk's total and the
 /// last group's total of a block are never needed, so never computed.
 template <bool Inclusive, class Exec, class Src, class Dst, class T, class Op>
-void blockScan(const Exec& exec, const std::string& label, const Src& src, const Dst& dst, i64 len, const T* prefix,
-               const T& init, const Op& op) {
+void blockScan(const Exec& exec, const std::string& label, const Src& src, const Dst& dst, i64 len,
+               const T* prefix, const T& init, const Op& op) {
   using S = ScanShape<Exec>;
   using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
   using Shared = TeamShared<Exec, T>;
@@ -194,10 +198,8 @@ void blockScan(const Exec& exec, const std::string& label, const Src& src, const
       const auto step = [&](const int i) {
         const T v = x(i);
         if (Inclusive) acc = op(acc, v);
-        if (S::kStaged)
-          x.staged(S::pad(i)) = acc;
-        else
-          dst(lo + i) = acc;
+        if (S::kStaged) x.staged(S::pad(i)) = acc;
+        else dst(lo + i) = acc;
         if (!Inclusive) acc = op(acc, v);
       };
       if (a + S::kChunk <= cnt) {
@@ -208,7 +210,8 @@ void blockScan(const Exec& exec, const std::string& label, const Src& src, const
     });
     if (S::kStaged) {
       m.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, cnt), [&](const int i) { dst(lo + i) = x.staged(S::pad(i)); });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, cnt),
+                           [&](const int i) { dst(lo + i) = x.staged(S::pad(i)); });
     }
   };
   launchBlocks<Exec, T>(exec, label + "::scan", nb, body);
@@ -217,8 +220,8 @@ void blockScan(const Exec& exec, const std::string& label, const Src& src, const
 /// Scan src[0, len) into dst (src == dst allowed) from init, using work[] for
 /// the levels of block totals (each level scanned exclusively in place).
 template <bool Inclusive, class Exec, class Src, class Dst, class T, class Op>
-void scanLevels(const Exec& exec, const std::string& label, const Src& src, const Dst& dst, i64 len, T* work,
-                const T& init, const Op& op) {
+void scanLevels(const Exec& exec, const std::string& label, const Src& src, const Dst& dst, i64 len,
+                T* work, const T& init, const Op& op) {
   if (len <= ScanShape<Exec>::kBlock) {
     blockScan<Inclusive>(exec, label, src, dst, len, static_cast<const T*>(nullptr), init, op);
     return;
@@ -233,12 +236,11 @@ void scanLevels(const Exec& exec, const std::string& label, const Src& src, cons
 /// Scan in[0, n) into out (in == out allowed). `blockSums` holds at least
 /// sieve::scanScratchElems(n) elements.
 template <bool Inclusive, class Exec, class InView, class OutView, class T, class Op>
-void scan(const Exec& exec, const std::string& label, const InView& in, const OutView& out, const Op& op, const T& init,
-          T* blockSums, i64 n) {
+void scan(const Exec& exec, const std::string& label, const InView& in, const OutView& out,
+          const Op& op, const T& init, T* blockSums, i64 n) {
   if (n == 0) return;
   scanLevels<Inclusive>(exec, label, in, out, n, blockSums, init, op);
 }
-
 
 } // namespace Portable
 } // namespace Impl

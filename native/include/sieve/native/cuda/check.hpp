@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — checked CUDA runtime calls. Every runtime call of the native CUDA
 // face goes through cudaCheck(); a failure throws std::runtime_error naming
 // the call and the CUDA error. Launch errors are taken from the launch call's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — compactDevice, the native CUDA compaction (device memory).
 // Declared in plain C++ (no nvcc needed to call it); defined in the library.
 #pragma once

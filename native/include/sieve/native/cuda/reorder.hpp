@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — reorderDevice / restoreDevice, the native CUDA reorder (device
 // memory). Declared in plain C++; defined in the library.
 #pragma once

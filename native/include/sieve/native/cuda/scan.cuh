@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — cuda::Scan, the native CUDA prefix scan (header-only: nvcc).
 //
 // Inclusive: out[i] = init (+) in[0] (+) ... (+) in[i]; exclusive: out[0] =
@@ -216,8 +217,8 @@ struct Scan {
     using namespace Impl;
     constexpr std::int64_t tile = Tuning::Cuda::kScanTile<T>;
     if (len <= tile) {
-      Impl::launch(scanTilesKernel<T, OP, Inclusive>, 1u, stream, "sieve::cuda::Scan (tile)", in, out,
-             len, static_cast<const T*>(nullptr), init, op);
+      Impl::launch(scanTilesKernel<T, OP, Inclusive>, 1u, stream, "sieve::cuda::Scan (tile)", in,
+                   out, len, static_cast<const T*>(nullptr), init, op);
       return;
     }
     const unsigned tiles = Geometry::blocksFor(len, tile);

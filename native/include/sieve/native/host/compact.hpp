@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — compactHost, the OpenMP twin of compactDevice (host memory).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — the instruction set the host twins run their hot loops with.
 //
 // The library is built for the architecture's baseline (no -march flag is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — reorderHost / restoreHost, the OpenMP twins of reorderDevice /
 // restoreDevice (host memory).
 #pragma once
@@ -26,9 +27,9 @@ namespace sieve {
 /// unknown flags, unsupported element sizes, null, misaligned or overlapping
 /// planes (perm and inv included), or a mask that is not among the planes.
 void reorderHost(const ReorderPlane* planes, std::uint32_t nPlanes, const std::uint8_t* mask,
-                 std::uint32_t flags, std::int32_t* perm, std::int32_t* inv,
-                 std::int32_t* indexMap, std::uint32_t* count, std::uint32_t* span,
-                 std::uint32_t* fire, void* scratch, std::int64_t n);
+                 std::uint32_t flags, std::int32_t* perm, std::int32_t* inv, std::int32_t* indexMap,
+                 std::uint32_t* count, std::uint32_t* span, std::uint32_t* fire, void* scratch,
+                 std::int64_t n);
 
 /// reorderHost on an explicit team.
 void reorderHost(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlanes,

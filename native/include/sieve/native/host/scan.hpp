@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — cpu::Scan, the OpenMP prefix scan (host twin of cuda::Scan).
 //
 // Inclusive: out[i] = init (+) in[0] (+) ... (+) in[i].
@@ -25,7 +26,6 @@
 #include <cstring>
 #include <type_traits>
 
-
 namespace sieve {
 namespace Impl {
 
@@ -36,8 +36,8 @@ inline constexpr bool kScannable = std::is_arithmetic_v<T> && !std::is_same_v<T,
 
 /// 32-bit integer sums run the vectorised hot loop of the library (isa.hpp).
 template <class T, class OP>
-inline constexpr bool kScanFast32 =
-    std::is_same_v<OP, ::sieve::Sum> && std::is_integral_v<T> && sizeof(T) == 4;
+inline constexpr bool kScanFast32 = std::is_same_v<OP, ::sieve::Sum>&& std::is_integral_v<T> &&
+                                    sizeof(T) == 4;
 
 /// Fold of in[0..len) (len >= 1), left to right.
 template <class T, class OP>
@@ -146,8 +146,8 @@ struct Scan {
     static_assert(Impl::kScannable<T>, "sieve::cpu::Scan takes arithmetic types other than bool");
     Impl::checkScan("sieve::cpu::Scan", in, out, blockSums, n, 1, 1, blocksOf<blockSize_>(n));
     if (Impl::hostInParallel()) {
-      Impl::scanTeamBody<T, OP, Inclusive, blockSize_>(Impl::enclosingTeam(), in, out, blockSums,
-                                                       n, init, op);
+      Impl::scanTeamBody<T, OP, Inclusive, blockSize_>(Impl::enclosingTeam(), in, out, blockSums, n,
+                                                       init, op);
       return;
     }
     scan<T, OP, Inclusive, blockSize_>(HostTeam{}, in, out, blockSums, n, init, op);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve — the OpenMP team the host twins run on.
 //
 // Every host twin is written once as a "team body": a function every thread of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — warp-shuffle and block scans for the CUDA kernels.
 // Associative operators only; no identity element is needed.
 #pragma once

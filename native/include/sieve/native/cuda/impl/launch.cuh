@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — the launch geometry helpers of every native CUDA kernel
 // and the checked launch helper. The numbers (block size, tiles, items per
 // thread) are in core/tuning.hpp, Tuning::Cuda.

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: Apache-2.0
+# Sieve's Spack package (Spack 1.x, package API v2).
+#
+#   spack repo add <checkout>/spack/spack_repo/sieve
+#   spack install sieve+openmp                 # host: OpenMP twins + Kokkos' OpenMP
+#   spack install sieve+cuda cuda_arch=90      # + the native CUDA face, Kokkos' CUDA
+#
+# Sieve's backends are Kokkos' backends: each variant asks the same of Kokkos, and
+# the installed SieveConfig.cmake checks that consumers use this very Kokkos.
+# tests/install/check_spack_package.py (CTest install.spack_package) keeps this
+# file in step with the CMake options.
+import os
+
+from spack_repo.builtin.build_systems.cmake import CMakePackage
+from spack_repo.builtin.build_systems.cuda import CudaPackage
+
+from spack.package import *
+
+#: PLACEHOLDER: where Sieve's git repository will be published. Change it here
+#: (one place) when it is; until then use `spack dev-build -d <checkout>` or
+#: `spack develop`, which build a local checkout and fetch nothing.
+SIEVE_GIT = "https://github.com/sieve-hpc/sieve.git"
+
+
+class Sieve(CMakePackage, CudaPackage):
+    """Fast, portable filtering primitives for Kokkos codes: prefix scan, stream
+    compaction to an index map, a locality trigger with a physical reorder (and
+    restore) of structure-of-arrays planes, findall, scatter/reduce/group by key."""
+
+    homepage = SIEVE_GIT[: -len(".git")]
+    git = SIEVE_GIT
+
+    license("Apache-2.0")
+
+    version("main", branch="main")
+    # The release in the top-level CMakeLists.txt's project(VERSION). A git tag,
+    # not a tarball: no release tarball exists yet, so no sha256 can be known.
+    # Add commit="<sha of the tag>" once the tag is published.
+    version("0.1.0", tag="v0.1.0")
+
+    # Kokkos' backends. Sieve has no backend of its own: its Kokkos API runs on
+    # every backend Kokkos has (native CUDA on Cuda, the OpenMP twins on OpenMP,
+    # a portable implementation elsewhere, Serial included).
+    variant("openmp", default=True, description="Kokkos' OpenMP backend and Sieve's OpenMP host twins")
+    variant("serial", default=True, description="Kokkos' Serial backend")
+    # cuda and cuda_arch come from CudaPackage: the native CUDA face and Kokkos' CUDA.
+
+    depends_on("cxx", type="build")
+    depends_on("cmake@3.16:", type="build")
+    depends_on("googletest", type="test")
+
+    depends_on("kokkos@3.4:")
+    for _backend in ("openmp", "serial", "cuda"):
+        depends_on(f"kokkos+{_backend}", when=f"+{_backend}")
+    # The native CUDA face is built exactly when Kokkos has CUDA.
+    depends_on("kokkos~cuda", when="~cuda")
+    # One CUDA architecture, the same as Kokkos' (Kokkos takes exactly one).
+    for _arch in CudaPackage.cuda_arch_values:
+        depends_on(f"kokkos+cuda cuda_arch={_arch}", when=f"+cuda cuda_arch={_arch}")
+    conflicts("+cuda", when="cuda_arch=none", msg="Sieve +cuda needs a cuda_arch (as Kokkos does)")
+
+    # Conditions on Kokkos itself: device lambdas (always on from Kokkos 5).
+    requires("^kokkos+cuda_lambda", when="+cuda ^kokkos@:4",
+             msg="Sieve's Kokkos API launches device lambdas: Kokkos needs +cuda_lambda")
+
+    test_requires_compiler = True
+
+    def cmake_args(self):
+        spec = self.spec
+        kokkos = spec["kokkos"]
+        args = [
+            self.define("Kokkos_ROOT", kokkos.prefix),
+            self.define_from_variant("SIEVE_ENABLE_OPENMP", "openmp"),
+            self.define("SIEVE_ENABLE_CUDA", "ON" if spec.satisfies("+cuda") else "OFF"),
+            self.define("BUILD_TESTING", self.run_tests),
+            self.define("SIEVE_ENABLE_TESTS", self.run_tests),
+            self.define("SIEVE_ENABLE_BENCHMARKS", False),
+        ]
+        if spec.satisfies("+cuda"):
+            # Kokkos' own compiler (nvcc_wrapper unless Kokkos was built with clang).
+            args.append(self.define("CMAKE_CXX_COMPILER", kokkos.package.kokkos_cxx))
+            args.append(self.define("CMAKE_CUDA_COMPILER", spec["cuda"].prefix.bin.nvcc))
+            archs = [a for a in spec.variants["cuda_arch"].value if a != "none"]
+            if archs:
+                args.append(self.define("CMAKE_CUDA_ARCHITECTURES", ";".join(archs)))
+        return args
+
+    # --- the smoke test: a tiny consumer (tests/downstream) built against the
+    # installed prefix with find_package(Sieve), then run.
+    smoke_sources = join_path("tests", "downstream")
+
+    def _smoke(self, source_dir, work_dir):
+        cmake_exe = which("cmake")
+        if "cmake" in self.spec and os.path.exists(self.spec["cmake"].prefix.bin.cmake):
+            cmake_exe = Executable(self.spec["cmake"].prefix.bin.cmake)
+        if cmake_exe is None:
+            raise InstallError("Sieve's smoke test needs cmake")
+        build_dir = join_path(work_dir, "build")
+        args = [
+            "-S", source_dir, "-B", build_dir,
+            self.define("CMAKE_BUILD_TYPE", "Release"),
+            self.define("CMAKE_PREFIX_PATH", self.prefix),  # Sieve finds its Kokkos itself
+        ]
+        if self.spec.satisfies("+cuda"):
+            args.append(self.define("CMAKE_CXX_COMPILER", self.spec["kokkos"].package.kokkos_cxx))
+        cmake_exe(*args)
+        cmake_exe("--build", build_dir)
+        consumer = Executable(join_path(build_dir, "downstream"))
+        out = consumer(output=str, error=str, extra_env={"OMP_PROC_BIND": "false", "OMP_NUM_THREADS": "2"})
+        if "ok" not in out:
+            raise InstallError(f"Sieve's smoke test failed: {out}")
+        print(out.strip())
+
+    @run_after("install")
+    @on_package_attributes(run_tests=True)
+    def check_install(self):
+        """After `spack install --test=root`: build and run a consumer of the prefix."""
+        self._smoke(join_path(self.stage.source_path, self.smoke_sources),
+                    join_path(self.stage.path, "sieve-smoke"))
+
+    @run_after("install")
+    def cache_smoke_sources(self):
+        cache_extra_test_sources(self, [self.smoke_sources])
+
+    def test_downstream(self):
+        """build and run a consumer of the installed Sieve (find_package(Sieve))"""
+        source = join_path(self.test_suite.current_test_cache_dir, self.smoke_sources)
+        self._smoke(source, os.path.abspath("sieve-smoke"))  # in the test's stage
