@@ -1,6 +1,21 @@
 # SPDX-License-Identifier: Apache-2.0
 # Helpers for the install tests (cmake -P scripts).
 
+# The start of every install test: the variables it needs are set, WORK_DIR
+# is empty, and no Kokkos comes from the environment of whoever runs it.
+macro(sieve_install_test_begin script)
+  foreach(v ${ARGN})
+    if(NOT DEFINED ${v})
+      message(FATAL_ERROR "${script}: ${v} is not set")
+    endif()
+  endforeach()
+  file(REMOVE_RECURSE ${WORK_DIR})
+  file(MAKE_DIRECTORY ${WORK_DIR})
+  unset(ENV{Kokkos_ROOT})
+  unset(ENV{Kokkos_DIR})
+  unset(ENV{CMAKE_PREFIX_PATH})
+endmacro()
+
 # Run a command; stop the test when it fails. Output in <prefix>_OUT.
 function(sieve_step)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

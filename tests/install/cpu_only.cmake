@@ -10,17 +10,8 @@
 #  - the native CUDA face is on by default, for Kokkos' architecture (80).
 #   cmake -DSIEVE_SOURCE_DIR=<repo> -DWORK_DIR=... -DSOURCE_DIR=<tests/install>
 #         -DKOKKOS_DIR=<a Kokkos without CUDA> [-DNVCC=<nvcc>] -P cpu_only.cmake
-foreach(v SIEVE_SOURCE_DIR WORK_DIR SOURCE_DIR KOKKOS_DIR)
-  if(NOT DEFINED ${v})
-    message(FATAL_ERROR "cpu_only.cmake: ${v} is not set")
-  endif()
-endforeach()
-include(${SOURCE_DIR}/common.cmake)
-file(REMOVE_RECURSE ${WORK_DIR})
-file(MAKE_DIRECTORY ${WORK_DIR})
-unset(ENV{Kokkos_ROOT})
-unset(ENV{Kokkos_DIR})
-unset(ENV{CMAKE_PREFIX_PATH})
+include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
+sieve_install_test_begin(cpu_only.cmake SIEVE_SOURCE_DIR WORK_DIR SOURCE_DIR KOKKOS_DIR)
 unset(ENV{CUDAARCHS})
 if(NVCC)
   get_filename_component(nvcc_dir "${NVCC}" DIRECTORY)

@@ -8,18 +8,8 @@
 # a moved (relocated) install prefix, and SieveConfigVersion.cmake.
 #   cmake -DSIEVE_BUILD_DIR=... -DWORK_DIR=... -DSOURCE_DIR=<tests/install>
 #         -DKOKKOS_DIR=<Kokkos_DIR of the build> -P kokkos_choice.cmake
-foreach(v SIEVE_BUILD_DIR WORK_DIR SOURCE_DIR KOKKOS_DIR)
-  if(NOT DEFINED ${v})
-    message(FATAL_ERROR "kokkos_choice.cmake: ${v} is not set")
-  endif()
-endforeach()
-include(${SOURCE_DIR}/common.cmake)
-file(REMOVE_RECURSE ${WORK_DIR})
-file(MAKE_DIRECTORY ${WORK_DIR})
-# No Kokkos from the environment of whoever runs the tests.
-unset(ENV{Kokkos_ROOT})
-unset(ENV{Kokkos_DIR})
-unset(ENV{CMAKE_PREFIX_PATH})
+include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
+sieve_install_test_begin(kokkos_choice.cmake SIEVE_BUILD_DIR WORK_DIR SOURCE_DIR KOKKOS_DIR)
 
 get_filename_component(real_dir "${KOKKOS_DIR}" ABSOLUTE)
 get_filename_component(real_prefix "${real_dir}/../../.." ABSOLUTE)

@@ -6,6 +6,7 @@
 // with a sequential reference written here from the specification, so every
 // backend and thread count is held to the same bytes.
 #include "backend.hpp"
+#include "tools_log.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -88,16 +89,6 @@ std::vector<i64> sizesAround(i64 t) {
   return s;
 }
 
-template <class V>
-std::vector<typename V::non_const_value_type> fetch(const V& v) {
-  Kokkos::fence();
-  auto h = Kokkos::create_mirror_view(v);
-  Kokkos::deep_copy(h, v);
-  std::vector<typename V::non_const_value_type> out(v.extent(0));
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = h(i);
-  return out;
-}
-
 template <class T>
 DView<T> upload(const std::vector<T>& v, const std::string& label = "findall_test") {
   return toDevice(v, label);
@@ -124,47 +115,8 @@ std::vector<i64> flatten(const V& v) {
     Kokkos::parallel_for("unpack",
                          Kokkos::RangePolicy<TestExec, Kokkos::IndexType<i64>>(0, v.extent(0)),
                          Unpack<R>{v, flat});
-  return fetch(flat);
+  return toHost(flat);
 }
-
-/// Records region names and allocation labels while alive.
-class Tools {
- public:
-  Tools() {
-    log().clear();
-    namespace X = Kokkos::Tools::Experimental;
-    X::set_push_region_callback(&onRegion);
-    X::set_allocate_data_callback(&onAlloc);
-  }
-  ~Tools() {
-    namespace X = Kokkos::Tools::Experimental;
-    X::set_push_region_callback(nullptr);
-    X::set_allocate_data_callback(nullptr);
-  }
-  Tools(const Tools&) = delete;
-  Tools& operator=(const Tools&) = delete;
-  static std::vector<std::string>& log() {
-    static std::vector<std::string> e;
-    return e;
-  }
-  static int allocations() {
-    int c = 0;
-    for (const auto& e : log()) c += e.rfind("alloc ", 0) == 0 ? 1 : 0;
-    return c;
-  }
-  static bool hasPrefix(const std::string& p) {
-    for (const auto& e : log())
-      if (e.rfind(p, 0) == 0) return true;
-    return false;
-  }
-
- private:
-  static void onRegion(const char* name) { log().push_back(std::string("region ") + name); }
-  static void onAlloc(Kokkos::Profiling::SpaceHandle, const char* label, const void*,
-                      std::uint64_t) {
-    log().push_back(std::string("alloc ") + label);
-  }
-};
 
 } // namespace
 
@@ -194,9 +146,9 @@ TEST(Findall, Rank1SizesAlgorithmsItems) {
         withAlg(alg, [&](const auto a) {
           const auto idx = sieve::findall(exec, mask, a);
           static_assert(std::is_same_v<typename decltype(idx)::non_const_value_type, i64>);
-          EXPECT_EQ(fetch(idx), ref);
-          EXPECT_EQ(fetch(sieve::findall(exec, mask, sieve::linear_indices, a)), ref);
-          EXPECT_EQ(fetch(sieve::findall(exec, mask, sieve::items(vals), a)), refValues);
+          EXPECT_EQ(toHost(idx), ref);
+          EXPECT_EQ(toHost(sieve::findall(exec, mask, sieve::linear_indices, a)), ref);
+          EXPECT_EQ(toHost(sieve::findall(exec, mask, sieve::items(vals), a)), refValues);
         });
       }
     }
@@ -221,9 +173,9 @@ void predicateCase(const Alg& alg, i64 n) {
   }
   const auto v = upload(vh, "values");
   withAlg(alg, [&](const auto a) {
-    EXPECT_EQ(fetch(sieve::findall(exec, Positive<T>{}, v, a)), ref);
-    EXPECT_EQ(fetch(sieve::findall(exec, Positive<T>{}, v, sieve::items(v), a)), refValues);
-    EXPECT_EQ(fetch(sieve::findall(Positive<T>{}, v, a, sieve::linear_indices)), ref);
+    EXPECT_EQ(toHost(sieve::findall(exec, Positive<T>{}, v, a)), ref);
+    EXPECT_EQ(toHost(sieve::findall(exec, Positive<T>{}, v, sieve::items(v), a)), refValues);
+    EXPECT_EQ(toHost(sieve::findall(Positive<T>{}, v, a, sieve::linear_indices)), ref);
   });
 }
 
@@ -251,7 +203,7 @@ TEST(Findall, PredicateIsCalledOncePerElement) {
       }
       const auto v = upload(vh);
       const CountingPred pred{Kokkos::View<i64, TestMem>("calls")};
-      withAlg(alg, [&](const auto a) { EXPECT_EQ(fetch(sieve::findall(exec, pred, v, a)), ref); });
+      withAlg(alg, [&](const auto a) { EXPECT_EQ(toHost(sieve::findall(exec, pred, v, a)), ref); });
       i64 calls = 0;
       Kokkos::deep_copy(calls, pred.calls);
       EXPECT_EQ(calls, n);
@@ -322,8 +274,8 @@ void shapeCase(const M& m, const V& v, bool left, const Alg& alg) {
   withAlg(alg, [&](const auto a) {
     const auto idx = sieve::findall(exec, m, a);
     if constexpr (R == 1) {
-      EXPECT_EQ(fetch(idx), refIdx);
-      EXPECT_EQ(fetch(sieve::findall(exec, Positive<int>{}, v, a)), refPredIdx);
+      EXPECT_EQ(toHost(idx), refIdx);
+      EXPECT_EQ(toHost(sieve::findall(exec, Positive<int>{}, v, a)), refPredIdx);
     } else {
       static_assert(std::is_same_v<typename decltype(idx)::non_const_value_type,
                                    Kokkos::Array<i64, static_cast<std::size_t>(R)>>);
@@ -333,9 +285,9 @@ void shapeCase(const M& m, const V& v, bool left, const Alg& alg) {
         EXPECT_EQ(idx.extent(0), refLin.size());
       }
     }
-    EXPECT_EQ(fetch(sieve::findall(exec, m, sieve::linear_indices, a)), refLin);
-    EXPECT_EQ(fetch(sieve::findall(exec, m, sieve::items(v), a)), refVal);
-    EXPECT_EQ(fetch(sieve::findall(exec, Positive<int>{}, v, sieve::items(v), a)), refPredVal);
+    EXPECT_EQ(toHost(sieve::findall(exec, m, sieve::linear_indices, a)), refLin);
+    EXPECT_EQ(toHost(sieve::findall(exec, m, sieve::items(v), a)), refVal);
+    EXPECT_EQ(toHost(sieve::findall(exec, Positive<int>{}, v, sieve::items(v), a)), refPredVal);
   });
 }
 
@@ -469,7 +421,7 @@ TEST(Findall, ItemsOfAnotherShape) {
   Kokkos::deep_copy(m, mh);
   Kokkos::deep_copy(a, ah);
   // LayoutLeft ordinals 1, 6, 11 -> (1,0), (0,2), (2,3)
-  EXPECT_EQ(fetch(sieve::findall(exec, m, sieve::items(a))), (std::vector<double>{10, 2, 23}));
+  EXPECT_EQ(toHost(sieve::findall(exec, m, sieve::items(a))), (std::vector<double>{10, 2, 23}));
 }
 
 // --- into, workspace --------------------------------------------------------------------
@@ -496,7 +448,7 @@ TEST(Findall, IntoWritesNothingPastTheResult) {
       i64 c = -1;
       Kokkos::deep_copy(c, count);
       EXPECT_EQ(c, static_cast<i64>(ref.size()));
-      const auto got = fetch(big);
+      const auto got = toHost(big);
       for (i64 k = 0; k < cap + 64; ++k) {
         const i64 want = k < cap && k < static_cast<i64>(ref.size()) ? ref[k] : i64(-12345);
         ASSERT_EQ(got[k], want) << "slot " << k << " cap " << cap;
@@ -523,23 +475,23 @@ TEST(Findall, WorkspaceReuseAllocatesOnlyTheResult) {
       Kokkos::View<i64, TestMem> count("count");
       for (int rep = 0; rep < 3; ++rep) {
         {
-          const Tools tools;
+          const ToolsLog tools;
           const auto r = sieve::findall("lbl", exec, Positive<int>{}, v, ws, a);
-          EXPECT_EQ(Tools::allocations(), 1);
-          EXPECT_TRUE(Tools::hasPrefix("alloc lbl: sieve::findall::result"));
-          EXPECT_TRUE(Tools::hasPrefix("region lbl: sieve::findall["));
-          EXPECT_EQ(fetch(r), ref);
+          EXPECT_EQ(ToolsLog::allocations(), 1);
+          EXPECT_TRUE(ToolsLog::hasPrefix("alloc lbl: sieve::findall::result"));
+          EXPECT_TRUE(ToolsLog::hasPrefix("region lbl: sieve::findall["));
+          EXPECT_EQ(toHost(r), ref);
         }
         {
-          const Tools tools;
+          const ToolsLog tools;
           sieve::findall(exec, Positive<int>{}, v, sieve::into(out, count), a, ws);
-          EXPECT_EQ(Tools::allocations(), 0);
+          EXPECT_EQ(ToolsLog::allocations(), 0);
         }
         exec.fence();
         i64 c = 0;
         Kokkos::deep_copy(c, count);
         ASSERT_EQ(c, static_cast<i64>(ref.size()));
-        auto got = fetch(out);
+        auto got = toHost(out);
         got.resize(static_cast<std::size_t>(c));
         EXPECT_EQ(got, ref);
       }
@@ -662,21 +614,21 @@ TEST(Findall, FencingFormsAndLabels) {
   std::vector<std::uint8_t> mh{0, 7, 0, 255, 1, 0};
   const auto mask = upload(mh);
   const std::vector<i64> ref{1, 3, 4};
-  EXPECT_EQ(fetch(sieve::findall(mask)), ref);
-  EXPECT_EQ(fetch(sieve::findall("x", mask)), ref);
-  EXPECT_EQ(fetch(sieve::findall(std::string("y"), mask, sieve::linear_indices)), ref);
+  EXPECT_EQ(toHost(sieve::findall(mask)), ref);
+  EXPECT_EQ(toHost(sieve::findall("x", mask)), ref);
+  EXPECT_EQ(toHost(sieve::findall(std::string("y"), mask, sieve::linear_indices)), ref);
   const auto v = upload(std::vector<int>{-1, 2, -3, 4, 5, -6});
-  EXPECT_EQ(fetch(sieve::findall(Positive<int>{}, v)), ref);
-  EXPECT_EQ(fetch(sieve::findall("z", Positive<int>{}, v)), ref);
+  EXPECT_EQ(toHost(sieve::findall(Positive<int>{}, v)), ref);
+  EXPECT_EQ(toHost(sieve::findall("z", Positive<int>{}, v)), ref);
   DView<i64> out("out", 6);
   Kokkos::View<i64, TestMem> count("count");
   EXPECT_EQ(sieve::findall(mask, sieve::into(out, count)), 3);
   EXPECT_EQ(sieve::findall("w", Positive<int>{}, v, sieve::into(out, count)), 3);
   {
-    const Tools tools;
+    const ToolsLog tools;
     const auto r = sieve::findall("step 7", TestExec(), mask);
-    EXPECT_TRUE(Tools::hasPrefix("region step 7: sieve::findall[")) << Tools::log().size();
-    EXPECT_TRUE(Tools::hasPrefix("alloc step 7: sieve::findall::result"));
+    EXPECT_TRUE(ToolsLog::hasPrefix("region step 7: sieve::findall[")) << ToolsLog::dump();
+    EXPECT_TRUE(ToolsLog::hasPrefix("alloc step 7: sieve::findall::result"));
   }
 }
 
@@ -712,9 +664,9 @@ TEST(FindallLong, PastInt32MaxElements) {
     if (sel(k)) ref.push_back(k);
   for (const Alg& alg : {Alg{Alg::Auto}, Alg{Alg::ScanScatter, 256, 8}}) {
     SCOPED_TRACE(alg.name());
-    withAlg(alg, [&](const auto a) { EXPECT_EQ(fetch(sieve::findall(exec, mask, a)), ref); });
+    withAlg(alg, [&](const auto a) { EXPECT_EQ(toHost(sieve::findall(exec, mask, a)), ref); });
   }
   // the predicate form over the same bytes
-  EXPECT_EQ(fetch(sieve::findall(exec, ByteIsSet{}, mask, sieve::linear_indices)), ref);
+  EXPECT_EQ(toHost(sieve::findall(exec, ByteIsSet{}, mask, sieve::linear_indices)), ref);
   EXPECT_GT(ref.back(), i64(INT32_MAX));
 }

@@ -4,6 +4,7 @@
 // allocations, named by the caller's label, so that two calls can be told
 // apart.
 #include "backend.hpp"
+#include "tools_log.hpp"
 
 #include <algorithm>
 #include <string>
@@ -12,64 +13,6 @@
 using namespace sieve_test;
 
 namespace {
-
-/// Records regions, kernel starts and allocations while alive.
-class ToolsLog {
- public:
-  ToolsLog() {
-    events().clear();
-    namespace X = Kokkos::Tools::Experimental;
-    X::set_push_region_callback(&onRegion);
-    X::set_begin_parallel_for_callback(&onFor);
-    X::set_begin_parallel_scan_callback(&onScan);
-    X::set_begin_parallel_reduce_callback(&onReduce);
-    X::set_allocate_data_callback(&onAlloc);
-  }
-  ~ToolsLog() {
-    namespace X = Kokkos::Tools::Experimental;
-    X::set_push_region_callback(nullptr);
-    X::set_begin_parallel_for_callback(nullptr);
-    X::set_begin_parallel_scan_callback(nullptr);
-    X::set_begin_parallel_reduce_callback(nullptr);
-    X::set_allocate_data_callback(nullptr);
-  }
-  ToolsLog(const ToolsLog&) = delete;
-  ToolsLog& operator=(const ToolsLog&) = delete;
-
-  static std::vector<std::string>& events() {
-    static std::vector<std::string> e;
-    return e;
-  }
-  /// Whether an event equal to `e` was recorded.
-  static bool has(const std::string& e) {
-    const auto& v = events();
-    return std::find(v.begin(), v.end(), e) != v.end();
-  }
-  /// Whether an event starting with `prefix` was recorded.
-  static bool hasPrefix(const std::string& prefix) {
-    for (const auto& e : events())
-      if (e.rfind(prefix, 0) == 0) return true;
-    return false;
-  }
-  static std::string dump() {
-    std::string s;
-    for (const auto& e : events()) s += "  " + e + "\n";
-    return s;
-  }
-
- private:
-  static void onRegion(const char* name) { events().push_back(std::string("region ") + name); }
-  static void onFor(const char* name, std::uint32_t, std::uint64_t* id) {
-    events().push_back(std::string("kernel ") + name);
-    *id = 0;
-  }
-  static void onScan(const char* name, std::uint32_t d, std::uint64_t* id) { onFor(name, d, id); }
-  static void onReduce(const char* name, std::uint32_t d, std::uint64_t* id) { onFor(name, d, id); }
-  static void onAlloc(Kokkos::Profiling::SpaceHandle, const char* label, const void*,
-                      std::uint64_t) {
-    events().push_back(std::string("alloc ") + label);
-  }
-};
 
 bool portableFace() { return std::string(kTestBackend) == "portable"; }
 
