@@ -65,6 +65,7 @@ struct CompactIn {
 struct CompactOut {
   std::vector<std::int32_t> map; ///< all n slots
   std::uint32_t count = 0, live32 = 0, fire = 0;
+  std::uint32_t span = 0; ///< the span word after the call (faces with kCoversKept)
 };
 
 /// planeBytes(), computed once per (n, elem, plane).

@@ -39,6 +39,13 @@ inline std::uint32_t refFire(std::uint32_t count, std::uint32_t live32, std::uin
   return (double(count) < cap && count < span && span >= 4096u) ? 1u : 0u;
 }
 
+/// The span the public API leaves after a compaction with a trigger: just
+/// past the last kept sample when that lies at or past the span, else the span.
+inline std::uint32_t refCoveredSpan(std::uint32_t span, const std::vector<std::int32_t>& kept) {
+  if (kept.empty() || std::int64_t(kept.back()) < std::int64_t(span)) return span;
+  return static_cast<std::uint32_t>(kept.back()) + 1u;
+}
+
 /// Copy one element of `elem` bytes (1, 2, 4, 8 or 16): fixed-size copies the
 /// compiler inlines (the references move millions of elements).
 inline void copyElem(unsigned char* dst, const unsigned char* src, std::uint32_t elem) {

@@ -103,17 +103,36 @@ void compactFiresOnScatteredAndNotOnContiguous() {
 
 template <class Face>
 void compactTriggerSpanEdges() {
-  const auto mask = scattered20(100000); // 20000 kept, scattered
+  const auto mask = scattered20(100000); // 20000 kept, scattered; the last kept is 99995
   const auto small = scattered20(20000); // 4000 kept < 4095
   forEachConfig<Face>([&] {
+    // The fire word for `span`; on faces that cover every kept sample (the
+    // public API) the span is first widened past the last kept sample.
+    const auto check = [&](const std::vector<std::uint8_t>& m, std::uint32_t span,
+                           std::uint32_t fireWithoutCover) {
+      const auto ref = refCompact(m.data(), static_cast<std::int64_t>(m.size()), false);
+      const auto o = Face::compact(compactIn(m, false, true, span));
+      if constexpr (Face::kCoversKept) {
+        const std::uint32_t covered = refCoveredSpan(span, ref.map);
+        EXPECT_EQ(o.span, covered) << "span " << span;
+        EXPECT_EQ(o.fire, refFire(ref.count, ref.live32, covered, 0.5f)) << "span " << span;
+      } else {
+        EXPECT_EQ(o.fire, fireWithoutCover) << "span " << span;
+      }
+      return o;
+    };
     // span == count: a reorder would not shrink it; count + 1 would.
-    EXPECT_EQ(Face::compact(compactIn(mask, false, true, 20000)).fire, 0u);
-    EXPECT_EQ(Face::compact(compactIn(mask, false, true, 20001)).fire, 1u);
+    check(mask, 20000, 0u);
+    check(mask, 20001, 1u);
     // Below kReorderMinSpan, then at it.
-    EXPECT_EQ(Face::compact(compactIn(small, false, true, 4095)).fire, 0u);
-    const auto at = Face::compact(compactIn(small, false, true, 4096));
-    EXPECT_EQ(at.fire, 1u);
-    EXPECT_EQ(at.live32, 625u);
+    check(small, 4095, 0u);
+    EXPECT_EQ(check(small, 4096, 1u).live32, 625u);
+    // The same edges with every kept sample inside the span (nothing to cover).
+    EXPECT_EQ(check(scattered20(4095), 4095, 0u).fire, 0u); // last kept 4090
+    EXPECT_EQ(check(scattered20(4096), 4096, 1u).fire, 1u); // last kept 4095
+    // The cover's own edge: a span just past the last kept sample stays.
+    EXPECT_EQ(check(mask, 99996, 1u).fire, 1u);
+    check(mask, 99995, 1u); // widened by one on covering faces
   });
 }
 

@@ -82,6 +82,8 @@ struct DevicePopulation {
 };
 
 struct CudaFace {
+  /// The native layer keeps the seed's rule: the span is the caller's.
+  static constexpr bool kCoversKept = false;
   static std::string skipReason() {
     return noDeviceReason().empty() ? std::string()
                                     : noDeviceReason() + ": the CUDA tests run on a GPU";

@@ -30,6 +30,8 @@
 namespace sieve_test {
 
 struct HostFace {
+  /// The native layer keeps the seed's rule: the span is the caller's.
+  static constexpr bool kCoversKept = false;
   /// The team size of every case: OMP_NUM_THREADS (the OpenMP default).
   static int threads() {
 #if defined(_OPENMP)

@@ -166,6 +166,8 @@ struct KokkosPopulation {
 };
 
 struct KokkosFace {
+  /// The public API widens trigger.span to cover every kept sample.
+  static constexpr bool kCoversKept = true;
   static std::string skipReason() { return {}; }
   static std::vector<std::string> configs() { return {kTestBackend}; }
   static void select(std::size_t) {}
@@ -206,6 +208,7 @@ struct KokkosFace {
     o.count = read(count);
     o.live32 = read(trig.live32);
     o.fire = read(trig.fire);
+    o.span = read(trig.span);
     return o;
   }
 

@@ -8,6 +8,7 @@
 #include "../common/reference.hpp"
 #include "backend.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -129,4 +130,119 @@ TEST(Conventions, LabelledFormsWriteWhatThePlainFormsWrite) {
   const auto a = run(false), b = run(true);
   EXPECT_TRUE(a == b);
   EXPECT_EQ(std::get<6>(a), std::get<5>(a)) << "the reorder fired and set span = count";
+}
+
+namespace {
+
+/// A population of n samples for the no-silent-loss cases: mask `alive`, a
+/// plane of sample ids, perm = inv = identity, a trigger with span = n.
+struct Pop {
+  std::int64_t n;
+  DView<std::uint8_t> alive;
+  DView<std::int32_t> id, perm, inv, map;
+  Word count;
+  Bytes scratch;
+  sieve::Trigger<TestMem> trig;
+  explicit Pop(std::int64_t n_, const std::vector<std::uint8_t>& live)
+      : n(n_), alive(toDevice(live, "alive")), map(filled<std::int32_t>(n_, -1, "map")),
+        count(word(0)), scratch("scratch", sieve::reorder_scratch_bytes(n_, 4)),
+        trig("trig", 0.5f) {
+    std::vector<std::int32_t> ids(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) ids[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i);
+    id = toDevice(ids, "id");
+    perm = toDevice(ids, "perm");
+    inv = toDevice(ids, "inv");
+    Kokkos::deep_copy(trig.span, static_cast<std::uint32_t>(n));
+  }
+  /// compact with the trigger, then reorder (gated by the fire word).
+  void step(TestExec exec) {
+    sieve::compact(exec, alive, map, count, scratch, trig);
+    sieve::reorder(exec, alive, perm, inv, map, count, trig, scratch, alive, id);
+    exec.fence();
+  }
+  /// Every live sample is in the index map and nothing else is.
+  void expectNoLoss(const std::string& what) const {
+    const auto a = toHost(alive);
+    const auto ids = toHost(id), m = toHost(map);
+    std::vector<std::int32_t> liveIds, mapped;
+    for (std::size_t s = 0; s < a.size(); ++s)
+      if (a[s]) liveIds.push_back(ids[s]);
+    const std::uint32_t c = read(count);
+    for (std::uint32_t k = 0; k < c; ++k) mapped.push_back(ids[static_cast<std::size_t>(m[k])]);
+    std::sort(liveIds.begin(), liveIds.end());
+    std::sort(mapped.begin(), mapped.end());
+    EXPECT_EQ(c, liveIds.size()) << what;
+    EXPECT_EQ(mapped, liveIds) << what;
+  }
+};
+
+/// Sets alive(slot) for the slots holding the given sample ids (after reorders
+/// a sample's slot is inv(id)).
+void setAlive(Pop& p, const std::vector<std::int32_t>& ids, std::uint8_t value) {
+  auto a = toHost(p.alive);
+  const auto inv = toHost(p.inv);
+  for (auto i : ids) a[static_cast<std::size_t>(inv[static_cast<std::size_t>(i)])] = value;
+  Kokkos::deep_copy(p.alive, toDevice(a, "a"));
+}
+
+} // namespace
+
+// The reproduction of issue 14 item 1: 2^16 samples, every 4th alive,
+// compact + reorder (fires), restore, kill half of the survivors, compact +
+// reorder. Before the span was widened by the compaction the count was 2048
+// while 8192 were alive.
+TEST(NoSilentLoss, StaleSpanAfterRestore) {
+  const std::int64_t n = 1 << 16;
+  std::vector<std::uint8_t> live(static_cast<std::size_t>(n), 0);
+  for (std::int64_t i = 0; i < n; i += 4) live[static_cast<std::size_t>(i)] = 1;
+  Pop p(n, live);
+  TestExec exec;
+  p.step(exec);
+  ASSERT_EQ(read(p.trig.span), 16384u) << "the first reorder fired";
+  sieve::restore(exec, p.perm, p.inv, p.scratch, p.alive, p.id);
+  std::vector<std::int32_t> killed;
+  for (std::int32_t i = 0; i < n; i += 8) killed.push_back(i);
+  setAlive(p, killed, 0);
+  p.step(exec);
+  p.expectNoLoss("after restore");
+  EXPECT_EQ(read(p.count), 8192u);
+}
+
+// Secondaries spawned into dead slots past the span are counted and moved.
+TEST(NoSilentLoss, SpawnPastTheSpan) {
+  const std::int64_t n = 100000;
+  std::vector<std::uint8_t> live(static_cast<std::size_t>(n), 0);
+  for (std::int64_t i = 0; i < n; i += 5) live[static_cast<std::size_t>(i)] = 1;
+  Pop p(n, live);
+  TestExec exec;
+  p.step(exec); // fires: span = 20000
+  ASSERT_EQ(read(p.trig.span), 20000u);
+  std::vector<std::int32_t> spawned;
+  for (std::int32_t i = 1; i < n; i += 97) spawned.push_back(i); // dead ids, slots past the span
+  setAlive(p, spawned, 1);
+  for (int s = 0; s < 3; ++s) {
+    p.step(exec);
+    p.expectNoLoss("step " + std::to_string(s));
+  }
+  sieve::restore(exec, p.perm, p.inv, p.scratch, p.alive, p.id);
+  exec.fence();
+  const auto ids = toHost(p.id);
+  for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(ids[static_cast<std::size_t>(i)], i);
+}
+
+// Trigger words that alias the count (or each other) are rejected, not
+// silently overwritten.
+TEST(NoSilentLoss, TriggerWordsMustNotAlias) {
+  const std::int64_t n = 10000;
+  const auto mask = toDevice(makeMask(MaskKind::Random20, n), "mask");
+  auto map = filled<std::int32_t>(n, -1, "map");
+  Word count = word(77), a = word(0), b = word(0);
+  Bytes scratch("scratch", sieve::compact_scratch_bytes(n));
+  TestExec exec;
+  const sieve::Trigger<TestMem> spanIsCount(a, count, b, 0.5f), fireIsSpan(a, b, b, 0.5f);
+  expectInvalid([&] { sieve::compact(exec, mask, map, count, scratch, spanIsCount); },
+                "count overlaps trigger.span");
+  expectInvalid([&] { sieve::compact(exec, mask, map, count, scratch, fireIsSpan); },
+                "trigger.span overlaps trigger.fire");
+  EXPECT_EQ(read(count), 77u);
 }

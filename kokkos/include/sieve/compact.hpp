@@ -23,6 +23,38 @@ inline std::size_t compact_scratch_bytes(std::int64_t n) {
 
 namespace Impl {
 
+/// After a compaction with a trigger: widen trigger.span to cover every kept
+/// sample (sieve::spanCovering) and, when it widened, decide `fire` again on
+/// the new span. Direct on the OpenMP face (synchronous, host memory), one
+/// one-thread kernel on the instance elsewhere; nothing is read back.
+template <class Map, class Count, class Word>
+struct CoverKept {
+  Map map;
+  Count count;
+  Word span, fire, live32;
+  float theta;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
+    const std::uint32_t c = count();
+    const std::uint32_t widened = spanCovering(span(), c, c > 0u ? map(c - 1u) : 0);
+    if (widened != span()) {
+      span() = widened;
+      fire() = triggerFires(c, live32(), widened, theta);
+    }
+  }
+};
+
+template <Face F, class Exec, class Map, class Count, class M>
+void coverKept(const Exec& exec, const Names& names, const Map& map, const Count& count,
+               const Trigger<M>& t) {
+  const CoverKept<Map, Count, typename Trigger<M>::word_view> cover{map,    count,    t.span,
+                                                                    t.fire, t.live32, t.theta};
+  if constexpr (F == Face::OpenMP) {
+    cover(0);
+  } else {
+    Kokkos::parallel_for(names("cover"), Kokkos::RangePolicy<Exec>(exec, 0, 1), cover);
+  }
+}
+
 /// Every sieve::compact overload ends here: the argument list is checked at
 /// compile time (readable assertions, then nothing else), at run time, then
 /// dispatched once.
@@ -81,12 +113,13 @@ void compactEntry(const Names& names, const Exec& exec, const Mask& mask, const 
     // An empty batch addresses no scratch: an empty View is fine then.
     checkScratch(fn, scratch, n == 0 ? 0 : compactScratchBytes(n), "compact_scratch_bytes(n)");
     checkCompact(fn, mask.data(), flags, map.data(), count.data(), scratch.data(), n,
-                 strideBytes(mask), strideBytes(map));
+                 strideBytes(mask), strideBytes(map), trigPtr);
     const bool contiguousViews = contiguous(mask) && contiguous(map);
     const CallRegion region(names, faceFor<Exec, Primitive::Compact>(contiguousViews));
     dispatch<Exec, Primitive::Compact>(contiguousViews, [&](auto face) {
-      Faces<decltype(face)::value>::compact(exec, names, mask, flags, map, count.data(),
-                                            scratch.data(), trigPtr, n);
+      constexpr Face F = decltype(face)::value;
+      Faces<F>::compact(exec, names, mask, flags, map, count.data(), scratch.data(), trigPtr, n);
+      if constexpr (rest == 4) coverKept<F>(exec, names, map, count, nth<p + 3>(args...));
     });
   }
 }
@@ -122,7 +155,10 @@ std::uint32_t compactFenced(const Names& names, const Mask& mask, const Args&...
 /// slots at or past the count are never written. `count`: rank-0 View of
 /// std::uint32_t. `scratch`: a View of at least compact_scratch_bytes(n)
 /// bytes; the call allocates nothing. With a `trigger` (sieve::Trigger) it
-/// also writes trigger.live32 and trigger.fire and reads trigger.span.
+/// also writes trigger.live32 and trigger.fire, and reads trigger.span and
+/// widens it to just past the last kept sample when a kept sample lies at or
+/// past it (a sample revived or spawned there, or a restore since the last
+/// reorder): the next reorder then never drops a live sample.
 ///
 /// O(n) work. Blocks on Kokkos::OpenMP (the twins are synchronous);
 /// asynchronous elsewhere (capture-safe on Kokkos::Cuda). Integer results are

@@ -11,16 +11,17 @@ namespace sieve {
 /// The locality trigger (three one-word Views in `MemorySpace` and a
 /// threshold). A compaction with a trigger writes `live32` (aligned 32-sample
 /// groups holding a kept sample) and `fire` (1 when a reorder pays, by
-/// sieve's one trigger rule), and reads `span` (samples [0, span) may still be
-/// kept). A reorder reads `span` and `fire` and, when it runs, sets
-/// span = count and fire = 0.
+/// sieve's one trigger rule), reads `span` (samples [0, span) may still be
+/// kept) and widens it to just past the last kept sample when one lies at or
+/// past it (then `fire` is decided on the widened span). A reorder reads
+/// `span` and `fire` and, when it runs, sets span = count and fire = 0.
 template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 struct Trigger {
   using memory_space = MemorySpace;
   using word_view = Kokkos::View<std::uint32_t, MemorySpace>;
 
   word_view live32;   ///< OUT: groups of 32 holding a kept sample
-  word_view span;     ///< IN:  samples [0, span) may still be kept
+  word_view span;     ///< IN/OUT: samples [0, span) may still be kept; a compaction widens it to cover every kept sample
   word_view fire;     ///< OUT: 1 when a reorder pays, else 0
   float theta = 0.5f; ///< the locality threshold, in (0, 1)
 

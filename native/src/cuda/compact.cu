@@ -189,8 +189,7 @@ void compactDevice(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* 
                    const ReorderTrigger* trig) {
   using namespace Impl;
   constexpr const char* fn = "sieve::compactDevice";
-  checkCompact(fn, mask, flags, indexMap, count, scratch, n);
-  if (trig != nullptr) checkTrigger(fn, *trig);
+  checkCompact(fn, mask, flags, indexMap, count, scratch, n, 1, sizeof(std::int32_t), trig);
   const ReorderTrigger t = trig != nullptr ? *trig : ReorderTrigger{};
   if (n == 0) {
     launch(compactEmptyKernel, 1u, stream, "sieve::compactDevice (empty)", count, trig != nullptr,

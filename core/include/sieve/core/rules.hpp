@@ -103,6 +103,18 @@ SIEVE_INLINE constexpr std::uint32_t triggerFires(std::uint32_t count, std::uint
              : 0u;
 }
 
+/// The span after a compaction with a trigger (public API): widened, when
+/// needed, to just past the last kept sample `lastKept` (the index map's last
+/// entry), so that a sample kept at or past the span — revived or spawned
+/// there, or left there by a restore that the span does not know of — is never
+/// dropped by the next reorder. count == 0 keeps the span. Host and device.
+SIEVE_INLINE constexpr std::uint32_t spanCovering(std::uint32_t span, std::uint32_t count,
+                                                  std::int32_t lastKept) {
+  return count > 0u && static_cast<std::int64_t>(lastKept) >= static_cast<std::int64_t>(span)
+             ? static_cast<std::uint32_t>(lastKept) + 1u
+             : span;
+}
+
 /// The span a reorder moves over: the span word, clamped to `n` (a span past
 /// the batch can never address memory past the planes).
 SIEVE_INLINE constexpr std::int64_t effectiveSpan(std::uint32_t span, std::int64_t n) {

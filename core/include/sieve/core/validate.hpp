@@ -109,24 +109,31 @@ inline void checkApart(const char* fn, const std::vector<ArrayBytes>& arrays, st
 inline void checkCompact(const char* fn, const std::uint8_t* mask, std::uint32_t flags,
                          const std::int32_t* indexMap, const std::uint32_t* count,
                          const void* scratch, std::int64_t n, std::size_t maskStride = 1,
-                         std::size_t mapStride = sizeof(std::int32_t)) {
+                         std::size_t mapStride = sizeof(std::int32_t),
+                         const ReorderTrigger* trig = nullptr) {
   checkSamples(fn, n);
   checkFlags(fn, flags);
   checkPtr(fn, count, "count", alignof(std::uint32_t));
+  if (trig != nullptr) checkTrigger(fn, *trig);
+  std::vector<ArrayBytes> arrays;
   if (n > 0) {
     checkPtr(fn, mask, "mask");
     checkPtr(fn, indexMap, "indexMap", alignof(std::int32_t));
     checkPtr(fn, scratch, "scratch", alignof(std::int64_t));
-    const std::vector<ArrayBytes> arrays{
-        arrayBytes("mask", mask, n, 1, maskStride),
-        arrayBytes("indexMap", indexMap, n, sizeof(std::int32_t), mapStride),
-        arrayBytes("scratch", scratch, static_cast<std::int64_t>(compactScratchBytes(n)), 1),
-        arrayBytes("count", count, 1, sizeof(std::uint32_t))};
-    checkApart(fn, arrays, 1, true, "mask, indexMap, scratch and count must not share a byte");
+    arrays.push_back(arrayBytes("mask", mask, n, 1, maskStride));
+    arrays.push_back(arrayBytes("indexMap", indexMap, n, sizeof(std::int32_t), mapStride));
+    arrays.push_back(
+        arrayBytes("scratch", scratch, static_cast<std::int64_t>(compactScratchBytes(n)), 1));
   }
+  arrays.push_back(arrayBytes("count", count, 1, sizeof(std::uint32_t)));
+  if (trig != nullptr) {
+    arrays.push_back(arrayBytes("trigger.live32", trig->live32, 1, sizeof(std::uint32_t)));
+    arrays.push_back(arrayBytes("trigger.span", trig->span, 1, sizeof(std::uint32_t)));
+    arrays.push_back(arrayBytes("trigger.fire", trig->fire, 1, sizeof(std::uint32_t)));
+  }
+  checkApart(fn, arrays, 1, true,
+             "mask, indexMap, scratch, count and the trigger words must not share a byte");
 }
-
-/// The widest element among the planes (0 when there are none).
 inline std::uint32_t maxElemBytes(const ReorderPlane* planes, std::uint32_t nPlanes) {
   std::uint32_t m = 0;
   for (std::uint32_t p = 0; p < nPlanes; ++p)
@@ -226,9 +233,9 @@ inline void checkReorder(const char* fn, const ReorderPlane* planes, std::uint32
     arrays.push_back(arrayBytes("count", count, 1, sizeof(std::uint32_t)));
     arrays.push_back(arrayBytes("span", span, 1, sizeof(std::uint32_t)));
     if (fire != nullptr) arrays.push_back(arrayBytes("fire", fire, 1, sizeof(std::uint32_t)));
-    checkApart(fn, arrays, words, false,
-               "the count, span and fire words must not overlap the planes, perm, inv, indexMap "
-               "or scratch");
+    checkApart(fn, arrays, words, true,
+               "the count, span and fire words must not overlap each other, the planes, perm, "
+               "inv, indexMap or scratch");
   }
 }
 
