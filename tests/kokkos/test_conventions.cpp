@@ -148,7 +148,8 @@ struct Pop {
         count(word(0)), scratch("scratch", sieve::reorder_scratch_bytes(n_, 4)),
         trig("trig", 0.5f) {
     std::vector<std::int32_t> ids(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) ids[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i);
+    for (std::int64_t i = 0; i < n; ++i)
+      ids[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i);
     id = toDevice(ids, "id");
     perm = toDevice(ids, "perm");
     inv = toDevice(ids, "inv");

@@ -25,8 +25,7 @@ namespace Impl {
 
 /// After a compaction with a trigger: widen trigger.span to cover every kept
 /// sample (sieve::spanCovering) and, when it widened, decide `fire` again on
-/// the new span. Direct on the OpenMP face (synchronous, host memory), one
-/// one-thread kernel on the instance elsewhere; nothing is read back.
+/// the new span (on one thread of the call's face; nothing is read back).
 template <class Map, class Count, class Word>
 struct CoverKept {
   Map map;
@@ -48,11 +47,7 @@ void coverKept(const Exec& exec, const Names& names, const Map& map, const Count
                const Trigger<M>& t) {
   const CoverKept<Map, Count, typename Trigger<M>::word_view> cover{map,    count,    t.span,
                                                                     t.fire, t.live32, t.theta};
-  if constexpr (F == Face::OpenMP) {
-    cover(0);
-  } else {
-    Kokkos::parallel_for(names("cover"), Kokkos::RangePolicy<Exec>(exec, 0, 1), cover);
-  }
+  onOneThread<F>(exec, names("cover"), cover);
 }
 
 /// Every sieve::compact overload ends here: the argument list is checked at

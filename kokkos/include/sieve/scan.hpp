@@ -109,21 +109,14 @@ template <bool Inclusive, bool Before, Face F, class Exec, class In, class Out, 
           class T>
 void scanTotal(const Exec& exec, const Names& names, const In& in, const Out& out, const Tot& total,
                const Op& op, const T& init, std::int64_t n) {
-  if constexpr (F == Face::OpenMP) {
-    if (n == 0) total() = init;
-    else if (Before) total() = in(n - 1);
-    else total() = Inclusive ? out(n - 1) : op(out(n - 1), total());
-  } else {
-    const Op f = op;
-    const T i0 = init;
-    Kokkos::parallel_for(
-        names(Before ? "total_in" : "total"), Kokkos::RangePolicy<Exec>(exec, 0, 1),
-        KOKKOS_LAMBDA(const int) {
-          if (n == 0) total() = i0;
-          else if (Before) total() = in(n - 1);
-          else total() = Inclusive ? out(n - 1) : f(out(n - 1), total());
-        });
-  }
+  const Op f = op;
+  const T i0 = init;
+  onOneThread<F>(
+      exec, names(Before ? "total_in" : "total"), KOKKOS_LAMBDA(const int) {
+        if (n == 0) total() = i0;
+        else if (Before) total() = in(n - 1);
+        else total() = Inclusive ? out(n - 1) : f(out(n - 1), total());
+      });
 }
 
 /// The body of every scan entry point: checks (static first, then run time),

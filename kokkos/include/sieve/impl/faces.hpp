@@ -75,6 +75,19 @@ void dispatch(bool contiguous, F&& f) {
   f(FaceTag<Face::Portable>{});
 }
 
+/// Run `f(0)` once on face F of `exec`: directly on the OpenMP face (its calls
+/// are synchronous on host memory), as a one-thread kernel `label` on the
+/// instance elsewhere (ordered after the call's other work, nothing read
+/// back). For the small epilogues of a call (a total, a trigger word).
+template <Face F, class Exec, class Fn>
+void onOneThread(const Exec& exec, const std::string& label, const Fn& f) {
+  if constexpr (F == Face::OpenMP) {
+    f(0);
+  } else {
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(exec, 0, 1), f);
+  }
+}
+
 /// A profiling region "<prefix>[<face>]" around one public call.
 class CallRegion {
  public:
