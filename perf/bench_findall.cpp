@@ -27,10 +27,6 @@
 #include <string>
 #include <vector>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 using HostExec = Kokkos::DefaultHostExecutionSpace;
 using Mem = HostExec::memory_space;
 using i64 = std::int64_t;
@@ -64,17 +60,10 @@ int main(int argc, char* argv[]) {
     if (a == "--n" && i + 1 < argc) n = std::atoll(argv[++i]);
     else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
   }
-#if defined(__GLIBC__)
-  // Keep freed buffers in the heap (as a long-running code's allocator does):
-  // every variant that allocates its result then reuses warm pages instead of
-  // faulting fresh ones in. --fresh-pages measures the cold case.
+  // Warm pages for the allocating variants; --fresh-pages measures the cold case.
   bool fresh = false;
   for (int i = 1; i < argc; ++i) fresh = fresh || std::string(argv[i]) == "--fresh-pages";
-  if (!fresh) {
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  }
-#endif
+  if (!fresh) sieve_bench::keepFreedPages();
   Kokkos::initialize(argc, argv);
   {
     const HostExec exec;

@@ -188,8 +188,10 @@ int run(const Options& o) {
     // Only [0, span) can hold live particles: compact that range.
     const auto active = Kokkos::subview(alive, std::make_pair(std::int64_t(0), std::int64_t(span)));
     sieve::compact(exec, active, map, count, cscratch, trig);
+    // A deep_copy on an instance is asynchronous: fence before reading `fire`.
     std::uint32_t fire = 0;
     Kokkos::deep_copy(exec, fire, trig.fire);
+    exec.fence();
     if (fire)
       sieve::reorder(exec, alive, perm, inv, map, count, trig, rscratch, alive, x, y, z, energy);
     Kokkos::deep_copy(exec, live, count);

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Sieve — the GPU check, in one call on a machine with an NVIDIA GPU (sm_90+):
 # build the native CUDA face, run its tests (device output against the host
-# twins, byte for byte; graph capture/replay) and the benchmark against CUB.
+# twins, byte for byte; graph capture/replay), the same tests under
+# compute-sanitizer (memcheck, racecheck, synccheck) and the benchmark against
+# CUB.
 #
 #   Kokkos_ROOT=<any Kokkos install> scripts/gpu_check.sh [OUT_DIR]
 #
@@ -40,6 +42,16 @@ log "native CUDA face built"
 "$build/tests/sieve_test_cuda_native" --gtest_output="xml:$out/cuda_native.xml" \
   >"$out/cuda_native.log" 2>&1 || status=1
 log "native CUDA tests: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/cuda_native.log" | tr '\n' ' ')"
+# compute-sanitizer over the native CUDA tests (the largest cases left out:
+# the tools slow kernels down 10-100x): out-of-bounds / misaligned accesses,
+# shared-memory races, and barriers not reached by every thread.
+sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+for tool in memcheck racecheck synccheck; do
+  timeout 600 "$sanitizer" --tool "$tool" --error-exitcode 3 \
+    "$build/tests/sieve_test_cuda_native" --gtest_filter="${SIEVE_SANITIZER_FILTER:--*Largest*}" \
+    >"$out/sanitizer_$tool.log" 2>&1 || status=1
+  log "compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED) ' "$out/sanitizer_$tool.log" | tr '\n' ' ')"
+done
 OMP_NUM_THREADS="$jobs" OMP_PROC_BIND=false "$build/tests/sieve_test_host" \
   --gtest_filter='*HostCompact*:*HostScan*:-HostScanOpenMP.*' >"$out/host.log" 2>&1 || status=1
 log "host twins on this machine: $(grep -E '^\[  (PASSED|FAILED) ' "$out/host.log" | tr '\n' ' ')"

@@ -3,6 +3,7 @@
 # Sieve — set up a Debian 12 machine and build Sieve.
 #
 #   scripts/setup.sh [--build-dir DIR] [--no-cuda] [--no-build] [--plot]
+#                    [--sanitize | --fuzz]
 #
 # 1. Installs what is missing: cmake, g++, make, GoogleTest, tar, gzip
 #    (Debian packages; sudo when not root). With --plot also python3-matplotlib,
@@ -15,6 +16,12 @@
 # 3. Configures and builds Sieve in DIR (default: build/), asking for the native
 #    CUDA face when nvcc is found (-DSIEVE_ENABLE_CUDA=ON; its tests skip without
 #    a GPU); otherwise CMake's default, which follows Kokkos.
+# --sanitize: the build (default dir build-asan/) under AddressSanitizer +
+#   UndefinedBehaviorSanitizer (g++; no CUDA, no benchmarks): the host, core
+#   and Kokkos test binaries, for `ctest --test-dir build-asan`.
+# --fuzz: the differential fuzzer (default dir build-fuzz/): installs clang and
+#   libomp-dev, builds Kokkos with clang into .deps/kokkos-clang (same source),
+#   and builds build-fuzz/tests/fuzz/sieve_fuzz_api; scripts/fuzz.sh runs it.
 # Idempotent: a second run reuses what the first one installed and built.
 set -euo pipefail
 
@@ -23,12 +30,15 @@ build_dir="$root/build"
 use_cuda=auto
 do_build=1
 plot=0
+variant=default
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir="$(realpath -m "$2")"; shift 2 ;;
     --no-cuda) use_cuda=off; shift ;;
     --no-build) do_build=0; shift ;;
     --plot) plot=1; shift ;;
+    --sanitize) variant=sanitize; shift ;;
+    --fuzz) variant=fuzz; shift ;;
     -h|--help) sed -n '3,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -50,6 +60,11 @@ as_root() {
 need=()
 pkgs=(cmake g++ make libgtest-dev tar gzip)
 [ "$plot" -eq 0 ] || pkgs+=(python3-matplotlib)
+[ "$variant" != fuzz ] || pkgs+=(clang libomp-dev)
+if [ "$variant" != default ]; then
+  [ "$build_dir" != "$root/build" ] || build_dir="$root/build-$([ "$variant" = fuzz ] && echo fuzz || echo asan)"
+  use_cuda=off
+fi
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
@@ -119,7 +134,9 @@ debian_src_line() {
   else echo "deb-src $uri $codename main"; fi
 }
 
+# build_kokkos PREFIX [CMake args...]: Kokkos (OpenMP + Serial) into PREFIX.
 build_kokkos() {
+  local prefix="$1"; shift
   local apt="$deps/apt" src="$deps/src"
   mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$src"
   debian_src_line >"$apt/sources.list"
@@ -139,8 +156,8 @@ build_kokkos() {
   ksrc="$(ls -d "$src"/tree/*/packages/kokkos)"
   say "building Kokkos $(sed -n 's/^tag: *\([0-9.]*\).*/\1/p' "$ksrc/master_history.txt" | tail -n1) (OpenMP + Serial)"
   cmake -S "$ksrc" -B "$deps/kokkos-build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_INSTALL_PREFIX="$kokkos_prefix" -DCMAKE_CXX_STANDARD=17 \
-    -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF >/dev/null
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 \
+    -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF "$@" >/dev/null
   cmake --build "$deps/kokkos-build" -j "$(nproc)" >/dev/null
   cmake --install "$deps/kokkos-build" >/dev/null
   rm -rf "$src" "$apt" "$deps/kokkos-build"
@@ -155,9 +172,37 @@ elif have_kokkos "$kokkos_prefix"; then
   kokkos_root="$kokkos_prefix"
   say "using the Kokkos built before in $kokkos_root"
 else
-  build_kokkos
+  build_kokkos "$kokkos_prefix"
   kokkos_root="$kokkos_prefix"
 fi
+variant_args=()
+case "$variant" in
+  sanitize)
+    # -O1 -g1 (line tables): what ASan suggests, and half the compile time of -O2 -g.
+    san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+    variant_args=(-DCMAKE_BUILD_TYPE=Sanitize "-DCMAKE_CXX_FLAGS=-O1 -g1 $san"
+                  "-DCMAKE_EXE_LINKER_FLAGS=$san" "-DCMAKE_SHARED_LINKER_FLAGS=$san"
+                  -DSIEVE_ENABLE_BENCHMARKS=OFF) ;;
+  fuzz)
+    # libFuzzer instruments the code under test, so everything is clang-built:
+    # Kokkos too (one OpenMP runtime in the process, clang's libomp). Coverage
+    # is edge counters only: comparison tracing would double the cost of the
+    # element loops and guides nothing here (the inputs pick sizes and ops).
+    if [ -n "${Kokkos_ROOT:-}" ]; then
+      say "fuzz: using Kokkos_ROOT=$Kokkos_ROOT (it must be built with clang)"
+    elif have_kokkos "$deps/kokkos-clang"; then
+      kokkos_root="$deps/kokkos-clang"
+      say "using the clang-built Kokkos in $kokkos_root"
+    else
+      build_kokkos "$deps/kokkos-clang" -DCMAKE_CXX_COMPILER=clang++
+      kokkos_root="$deps/kokkos-clang"
+    fi
+    san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+    variant_args=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
+                  "-DCMAKE_CXX_FLAGS=$san -fsanitize-coverage=inline-8bit-counters,pc-table"
+                  "-DCMAKE_EXE_LINKER_FLAGS=$san"
+                  -DSIEVE_ENABLE_FUZZER=ON -DSIEVE_ENABLE_TESTS=OFF -DSIEVE_ENABLE_BENCHMARKS=OFF) ;;
+esac
 
 # --- 3. Sieve ---------------------------------------------------------------------------
 [ "$do_build" -eq 1 ] || { say "done (not building Sieve)"; exit 0; }
@@ -177,7 +222,10 @@ fi
 say "configuring Sieve in $build_dir"
 mkdir -p "$build_dir"
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "-DKokkos_ROOT=$kokkos_root" \
-  "${cuda_args[@]}" >"$build_dir/configure.log" 2>&1 || { cat "$build_dir/configure.log"; die "configure failed"; }
+  "${cuda_args[@]}" "${variant_args[@]}" >"$build_dir/configure.log" 2>&1 || { cat "$build_dir/configure.log"; die "configure failed"; }
 say "building Sieve ($(nproc) jobs)"
 cmake --build "$build_dir" -j "$(nproc)"
-say "done: tests with 'ctest --test-dir $(realpath --relative-to="$PWD" "$build_dir") --output-on-failure -j 2'"
+case "$variant" in
+  fuzz) say "done: fuzz with 'scripts/fuzz.sh [SECONDS]'" ;;
+  *) say "done: tests with 'ctest --test-dir $(realpath --relative-to="$PWD" "$build_dir") --output-on-failure -j 2'" ;;
+esac

@@ -6,6 +6,8 @@
 #include "../common/suite_compact.hpp"
 #include "face.hpp"
 
+#include <sieve/native/cuda/check.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -111,6 +113,35 @@ TEST(CudaCompactNative, NotConfusedByAStaleError) {
   EXPECT_NO_THROW(dev = CudaFace::compact(compactIn(mask, false, true, 50000)));
   EXPECT_EQ(dev.count, refCompact(mask.data(), 50000, false).count);
   cudaGetLastError(); // clean up after ourselves
+}
+
+// The guard the Kokkos::Cuda face puts around every native launch: the
+// instance's device current for the launch, the caller's device back after,
+// a bad device a thrown error that changes nothing.
+TEST(CudaDeviceGuard, SwitchesAndRestores) {
+  SIEVE_REQUIRE_DEVICE();
+  int devices = 0, before = -1, now = -1;
+  ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+  ASSERT_EQ(cudaGetDevice(&before), cudaSuccess);
+  {
+    const sieve::Impl::CudaDeviceGuard same(before);
+    ASSERT_EQ(cudaGetDevice(&now), cudaSuccess);
+    EXPECT_EQ(now, before);
+  }
+  if (devices > 1) {
+    const int other = (before + 1) % devices;
+    {
+      const sieve::Impl::CudaDeviceGuard g(other);
+      ASSERT_EQ(cudaGetDevice(&now), cudaSuccess);
+      EXPECT_EQ(now, other);
+    }
+    ASSERT_EQ(cudaGetDevice(&now), cudaSuccess);
+    EXPECT_EQ(now, before);
+  }
+  EXPECT_THROW(sieve::Impl::CudaDeviceGuard bad(devices + 7), std::runtime_error);
+  ASSERT_EQ(cudaGetDevice(&now), cudaSuccess);
+  EXPECT_EQ(now, before);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "the failed switch left no error behind";
 }
 
 TEST(CudaRejects, CompactBeforeAnyCudaCall) {

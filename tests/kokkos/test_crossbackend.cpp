@@ -237,3 +237,66 @@ TEST_P(CrossBackend, EveryFaceWritesTheSameBytes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sweep, CrossBackend, ::testing::ValuesIn(crossCases()), CaseName{});
+
+namespace {
+
+/// An element of the keys check: 8 bytes, no padding.
+struct KeyedPair {
+  std::int32_t k, v;
+  KOKKOS_INLINE_FUNCTION std::int32_t key() const { return k; }
+  KOKKOS_INLINE_FUNCTION bool operator<(const KeyedPair& o) const { return v < o.v; }
+};
+
+/// sieve::keys on space E: scatter_dense, scatter_sparse, SortUnique + compact, SortGroup.
+template <class E>
+Outputs runKeysOn(const std::vector<KeyedPair>& in) {
+  using V = Kokkos::View<KeyedPair*, typename E::memory_space>;
+  const E exec;
+  V d("keys_in", in.size()), a("a", in.size()), b("b", in.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (std::size_t i = 0; i < in.size(); ++i) h(i) = in[i];
+  Kokkos::deep_copy(d, h);
+  Outputs out;
+  const auto dense = sieve::keys::scatter_dense(exec, d, a);
+  out.addView(a);
+  out.addView(dense.offsets());
+  const auto sparse = sieve::keys::scatter_sparse(exec, d, b);
+  out.addView(b);
+  out.addView(sparse.keys());
+  const auto unique = sieve::keys::reduce(exec, dense, a, sieve::keys::SortUnique{});
+  V c("c", unique.num_elements());
+  sieve::keys::compact(exec, dense, unique, a, c);
+  exec.fence();
+  out.addView(a);
+  out.addView(c);
+  const auto g = sieve::keys::group(exec, sparse, b, sieve::keys::SortGroup{});
+  out.addView(b);
+  out.addView(g.groups.offsets());
+  return out;
+}
+
+} // namespace
+
+TEST(CrossBackendKeys, EverySpaceWritesTheSameBytes) {
+  std::vector<KeyedPair> in(200003);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    in[i] = KeyedPair{static_cast<std::int32_t>((i * 2654435761u) % 5000),
+                      static_cast<std::int32_t>((i * 40503u) % 97)};
+  std::map<std::string, Outputs> spaces;
+#if defined(KOKKOS_ENABLE_SERIAL)
+  spaces["Serial"] = runKeysOn<Kokkos::Serial>(in);
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  spaces["OpenMP"] = runKeysOn<Kokkos::OpenMP>(in);
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  spaces["Cuda"] = runKeysOn<Kokkos::Cuda>(in);
+#endif
+  ASSERT_GE(spaces.size(), 2u) << "fewer than two spaces to compare";
+  const auto& ref = spaces.begin()->second;
+  for (const auto& [space, out] : spaces) {
+    ASSERT_EQ(out.bytes.size(), ref.bytes.size()) << space;
+    EXPECT_EQ(std::memcmp(out.bytes.data(), ref.bytes.data(), ref.bytes.size()), 0)
+        << space << " differs from " << spaces.begin()->first;
+  }
+}

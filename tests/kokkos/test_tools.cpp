@@ -114,3 +114,48 @@ TEST(Tools, ReorderAndRestoreRegionsCarryTheLabel) {
     EXPECT_TRUE(ToolsLog::has("kernel final: sieve::restore[" + face + "]")) << ToolsLog::dump();
   }
 }
+
+// After sieve::reserve nothing is allocated by any call given its scratch,
+// from the very first Sieve call of the process on (its own ctest entry,
+// kokkos.<backend>.first_call, runs this case alone): contiguous Views (the
+// native face) and strided ones (the portable face on every space), compact
+// with the trigger, reorder, restore, and both scans with scratch. Without
+// sieve::reserve, Kokkos::Serial allocates its scratch_mem in the first call.
+TEST(FirstCall, AllocatesNothingGivenScratch) {
+  const std::int64_t n = 70000;
+  std::vector<std::uint8_t> host(n);
+  for (std::int64_t i = 0; i < n; ++i) host[i] = static_cast<std::uint8_t>(i % 5 != 0);
+  auto mask = toDevice(host, "mask");
+  Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, TestDevice> wide("wide", n, 2);
+  auto strided = Kokkos::subview(wide, Kokkos::ALL, 1);
+  Kokkos::deep_copy(strided, mask);
+  std::vector<std::int32_t> id(n);
+  for (std::int64_t i = 0; i < n; ++i) id[i] = static_cast<std::int32_t>(i);
+  auto perm = toDevice(id, "perm"), inv = toDevice(id, "inv");
+  auto x = filled<double>(n, 1.0);
+  auto map = filled<std::int32_t>(n, -1);
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, TestDevice> mapWide("map wide", n, 2);
+  auto mapStrided = Kokkos::subview(mapWide, Kokkos::ALL, 0);
+  Word count = word(0);
+  sieve::Trigger<TestMem> trig("trig", 0.5f);
+  Kokkos::deep_copy(trig.span, static_cast<std::uint32_t>(n));
+  Bytes scratch("scratch", sieve::reorder_scratch_bytes(n, 8));
+  auto a32 = filled<std::int32_t>(n, 3), b32 = filled<std::int32_t>(n, 0);
+  auto a64 = filled<std::int64_t>(n, 3), b64 = filled<std::int64_t>(n, 0);
+  Kokkos::View<std::int32_t*, TestMem> s32("s32", sieve::scan_scratch_size<std::int32_t>(n));
+  Kokkos::View<std::int64_t*, TestMem> s64("s64", sieve::scan_scratch_size<std::int64_t>(n));
+  Kokkos::View<std::int64_t, TestMem> total("total");
+  TestExec exec;
+  sieve::reserve(exec);
+  ToolsLog log;
+  sieve::compact(exec, strided, mapStrided, count, scratch, trig);
+  sieve::compact(exec, mask, map, count, scratch, trig);
+  sieve::reorder(exec, mask, perm, inv, map, count, trig, scratch, mask, x);
+  sieve::restore(exec, perm, inv, scratch, mask, x);
+  sieve::inclusive_scan(exec, a32, b32, s32);
+  sieve::exclusive_scan(exec, a64, b64, std::int64_t(0), s64, total);
+  auto a32s = Kokkos::subview(mapWide, Kokkos::ALL, 1);
+  sieve::inclusive_scan(exec, a32s, mapStrided, s32);
+  exec.fence();
+  EXPECT_EQ(ToolsLog::allocations(), 0) << ToolsLog::dump();
+}

@@ -110,6 +110,7 @@ void compactEntry(const Names& names, const Exec& exec, const Mask& mask, const 
     checkCompact(fn, mask.data(), flags, map.data(), count.data(), scratch.data(), n,
                  strideBytes(mask), strideBytes(map), trigPtr);
     const bool contiguousViews = contiguous(mask) && contiguous(map);
+    const CallClaims claims(fn, {map.data(), scratch.data()}, {"index_map", "scratch"});
     const CallRegion region(names, faceFor<Exec, Primitive::Compact>(contiguousViews));
     dispatch<Exec, Primitive::Compact>(contiguousViews, [&](auto face) {
       constexpr Face F = decltype(face)::value;

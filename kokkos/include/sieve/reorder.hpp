@@ -3,12 +3,17 @@
 // structure-of-arrays planes, and its undo.
 #pragma once
 
+#include <sieve/debug.hpp>
 #include <sieve/impl/args.hpp>
 #include <sieve/impl/common.hpp>
 #include <sieve/impl/faces.hpp>
 #include <sieve/trigger.hpp>
 
+#include <algorithm>
 #include <array>
+#include <functional>
+#include <mutex>
+#include <vector>
 
 namespace sieve {
 
@@ -19,10 +24,7 @@ namespace sieve {
 /// n or an element size other than 1, 2, 4, 8 or 16.
 inline std::size_t reorder_scratch_bytes(std::int64_t n, std::uint32_t max_elem_bytes) {
   Impl::checkSamples("sieve::reorder_scratch_bytes", n);
-  if (!Impl::supportedElem(max_elem_bytes))
-    Impl::fail(
-        "sieve::reorder_scratch_bytes",
-        "max_elem_bytes = " + std::to_string(max_elem_bytes) + "; it must be 1, 2, 4, 8 or 16");
+  Impl::checkElemBytes("sieve::reorder_scratch_bytes", max_elem_bytes, "max_elem_bytes");
   return reorderScratchBytes(n, max_elem_bytes);
 }
 
@@ -124,11 +126,92 @@ constexpr int firstBadTail(std::index_sequence<Is...>) {
                 "elements, accessible from the execution space")
 
 template <class Exec, class Perm, class Inv>
-void checkPermutation(const char* fn, std::int64_t n, const Perm& perm, const Inv& inv) {
+void checkPermutation(const char* fn, const Names& names, const Exec& exec, std::int64_t n,
+                      const Perm& perm, const Inv& inv) {
   if (extent64(perm) < n || extent64(inv) < n)
     fail(fn, "perm.extent(0) = " + std::to_string(perm.extent(0)) + " and inv.extent(0) = " +
                  std::to_string(inv.extent(0)) + " must both be at least n = " + std::to_string(n));
+  if (!debug_checks() || n == 0) return;
+  // inv(perm(i)) == i for every i makes perm one-to-one on [0, n), so a
+  // permutation, and inv its inverse there. Blocks (a reduction read back).
+  std::int64_t bad = n;
+  Kokkos::parallel_reduce(
+      names("check_permutation"), Kokkos::RangePolicy<Exec>(exec, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& first) {
+        const std::int32_t p = perm(i);
+        if ((!slotInRange(p, n) || inv(p) != i) && i < first) first = i;
+      },
+      Kokkos::Min<std::int64_t>(bad));
+  if (bad >= n) return;
+  std::int32_t p = 0, back = -1;
+  Kokkos::deep_copy(p, Kokkos::subview(perm, bad));
+  if (slotInRange(p, n)) Kokkos::deep_copy(back, Kokkos::subview(inv, p));
+  fail(fn, "perm and inv are not inverse permutations of [0, " + std::to_string(n) + "): perm(" +
+               std::to_string(bad) + ") = " + std::to_string(p) +
+               (slotInRange(p, n) ? ", inv(" + std::to_string(p) + ") = " + std::to_string(back)
+                                  : std::string(", outside [0, n)")) +
+               " (debug check; pass the perm and inv that reorder maintains, in that order)");
 }
+
+/// The trigger's record of what its reorders moved (trigger.hpp): `check`
+/// throws when perm, inv, n or the plane set (in any order) differ from what
+/// the reorders through it moved since its last restore; `remember` records
+/// them; `forget` (a restore) clears the record. Empty batches are not
+/// recorded (their Views have no address).
+struct Record {
+  template <class M, class Perm, class Inv, class... Planes>
+  static void check(const char* fn, const Trigger<M>& t, std::int64_t n, const Perm& perm,
+                    const Inv& inv, const Planes&... planes) {
+    if (!t.record || n == 0) return;
+    PlaneRecord& r = *t.record;
+    const std::lock_guard<std::mutex> lock(r.m);
+    if (!r.set) return;
+    std::string what;
+    if (r.n != n)
+      what = "n = " + std::to_string(n) + " (the reorders had " + std::to_string(r.n) + ")";
+    else if (r.perm != perm.data() || r.inv != inv.data()) what = "another perm or inv";
+    else if (sorted(list(planes...)) != sorted(r.planes))
+      what = "another set of planes (" + std::to_string(sizeof...(Planes)) + " given, " +
+             std::to_string(r.planes.size()) + " moved by the reorders)";
+    if (!what.empty())
+      fail(fn, "the call has " + what +
+                   " than the reorders through this trigger since its last restore; every "
+                   "reorder and the restore must move the same perm, inv and planes, or a plane "
+                   "left out falls out of step with the others (sample ids lost)");
+  }
+  template <class M, class Perm, class Inv, class... Planes>
+  static void remember(const Trigger<M>& t, std::int64_t n, const Perm& perm, const Inv& inv,
+                       const Planes&... planes) {
+    if (!t.record || n == 0) return;
+    PlaneRecord& r = *t.record;
+    const std::lock_guard<std::mutex> lock(r.m);
+    r.set = true;
+    r.n = n;
+    r.perm = perm.data();
+    r.inv = inv.data();
+    r.planes = list(planes...);
+  }
+  template <class M>
+  static void forget(const Trigger<M>& t) {
+    if (!t.record) return;
+    const std::lock_guard<std::mutex> lock(t.record->m);
+    t.record->set = false;
+    t.record->planes.clear();
+  }
+
+ private:
+  template <class... Planes>
+  static std::vector<PlaneRecord::Plane> list(const Planes&... planes) {
+    return {PlaneRecord::Plane{static_cast<const void*>(planes.data()),
+                               sizeof(typename Planes::value_type)}...};
+  }
+  static std::vector<PlaneRecord::Plane> sorted(std::vector<PlaneRecord::Plane> v) {
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return std::less<const void*>()(a.data, b.data) || (a.data == b.data && a.elem < b.elem);
+    });
+    return v;
+  }
+};
 
 template <class Exec, class Mask, class Perm, class Inv, class Map, class Count, class Span,
           class Fire, class Scratch, class... Planes>
@@ -141,7 +224,7 @@ void reorderBody(const Names& names, const Exec& exec, const Mask& mask, std::ui
   checkSamples(fn, n, "mask.extent(0)");
   checkWord(fn, count, "count");
   checkWord(fn, span, "span");
-  checkPermutation<Exec>(fn, n, perm, inv);
+  checkPermutation(fn, names, exec, n, perm, inv);
   if (extent64(map) < n)
     fail(fn, "index_map.extent(0) = " + std::to_string(map.extent(0)) +
                  " is smaller than mask.extent(0) = " + std::to_string(n));
@@ -154,6 +237,8 @@ void reorderBody(const Names& names, const Exec& exec, const Mask& mask, std::ui
                scratch.data(), n, set.bytes.data(), set.stride.data());
   const bool contiguousViews =
       set.contiguous && contiguous(mask) && contiguous(perm) && contiguous(inv) && contiguous(map);
+  const CallClaims claims(fn, {perm.data(), map.data(), scratch.data()},
+                          {"perm", "index_map", "scratch"});
   const CallRegion region(names, faceFor<Exec, Primitive::Reorder>(contiguousViews));
   dispatch<Exec, Primitive::Reorder>(contiguousViews, [&](auto face) {
     Faces<decltype(face)::value>::reorder(exec, names, mask, flags, perm, inv, map, count.data(),
@@ -237,8 +322,11 @@ void reorderEntry(const Names& names, const Exec& exec, const Mask& mask, const 
             // empty View would silently mean "unconditional").
             checkWord("sieve::reorder", trigger.fire, "trigger.fire");
             checkWord("sieve::reorder", trigger.span, "trigger.span");
+            const std::int64_t n = extent64(mask);
+            Record::check("sieve::reorder", trigger, n, perm, inv, planes...);
             reorderBody(names, exec, mask, flags, perm, inv, map, count, trigger.span, trigger.fire,
                         scratch, planes...);
+            Record::remember(trigger, n, perm, inv, planes...);
           } else {
             reorderBody(names, exec, mask, flags, perm, inv, map, count, nth<p + 4>(args...),
                         nth<p + 5>(args...), scratch, planes...);
@@ -274,13 +362,14 @@ void restoreEntry(const Names& names, const Exec& exec, const Perm& perm, const 
     // n: the planes' extent (perm / inv may be longer, as in reorder).
     const std::int64_t n = extent64(nth<0>(planes...));
     checkSamples(fn, n, "planes' extent");
-    checkPermutation<Exec>(fn, n, perm, inv);
+    checkPermutation(fn, names, exec, n, perm, inv);
     const PlaneSet<Planes...> set(fn, n, perm, inv, perm, planes...); // (no map: its entry unused)
     checkScratch(fn, scratch, n == 0 ? 0 : reorderScratchBytes(n, set.maxElem),
                  "reorder_scratch_bytes(n, widest plane)");
     checkRestore(fn, set.desc.data(), static_cast<std::uint32_t>(set.count), perm.data(),
                  inv.data(), scratch.data(), n, set.bytes.data(), set.stride.data());
     const bool contiguousViews = set.contiguous && contiguous(perm) && contiguous(inv);
+    const CallClaims claims(fn, {perm.data(), scratch.data()}, {"perm", "scratch"});
     const CallRegion region(names, faceFor<Exec, Primitive::Restore>(contiguousViews));
     dispatch<Exec, Primitive::Restore>(contiguousViews, [&](auto face) {
       Faces<decltype(face)::value>::restore(exec, names, perm, inv, scratch.data(), n,
@@ -289,6 +378,50 @@ void restoreEntry(const Names& names, const Exec& exec, const Perm& perm, const 
     });
   }
 }
+
+/// restore([label,] exec, [trigger,] perm, inv, scratch, planes...): with a
+/// trigger, the plane set is checked against its record first, and after the
+/// restore span = n and fire = 0 (asynchronously on exec) and the record is
+/// cleared.
+template <class Exec, class First, class... Rest>
+void restoreDispatch(const Names& names, const Exec& exec, const First& first,
+                     const Rest&... rest) {
+  if constexpr (IsTrigger<First>::value) {
+    static_assert(sizeof...(Rest) >= 4 && kTriggerFor<Exec, First>,
+                  "sieve::restore: the arguments are restore([label,] exec, trigger, perm, inv, "
+                  "scratch, planes...), the trigger's words accessible from the execution space");
+    if constexpr (sizeof...(Rest) >= 4 && kTriggerFor<Exec, First>) {
+      applyTail<3>(
+          [&](const auto&... planes) {
+            const auto& perm = nth<0>(rest...);
+            const auto& inv = nth<1>(rest...);
+            checkWord("sieve::restore", first.span, "trigger.span");
+            checkWord("sieve::restore", first.fire, "trigger.fire");
+            const std::int64_t n = extent64(nth<0>(planes...));
+            Record::check("sieve::restore", first, n, perm, inv, planes...);
+            restoreEntry(names, exec, perm, inv, nth<2>(rest...), planes...);
+            Kokkos::deep_copy(exec, first.span, static_cast<std::uint32_t>(n));
+            Kokkos::deep_copy(exec, first.fire, std::uint32_t(0));
+            Record::forget(first);
+          },
+          rest...);
+    }
+  } else {
+    restoreEntry(names, exec, first, rest...);
+  }
+}
+
+/// The execution space of the restore forms without an instance: perm's.
+template <class First, class Second, bool = IsTrigger<First>::value>
+struct RestoreSpace {
+  using type = typename First::execution_space;
+};
+template <class First, class Second>
+struct RestoreSpace<First, Second, true> {
+  using type = typename Second::execution_space;
+};
+template <class T>
+inline constexpr bool kRestoreFirst = IsView<T>::value || IsTrigger<T>::value;
 
 #undef SIEVE_PLANES_ASSERT
 #undef SIEVE_PLANE_ASSERT
@@ -351,19 +484,21 @@ std::enable_if_t<Impl::IsView<MaskView>::value> reorder(const std::string& label
 }
 
 /// Undo every reorder since the last restore, asynchronously on `exec`:
-/// `restore([label,] exec, perm, inv, scratch, planes...)`. Sample i goes back
-/// to slot i in every plane (a gather through `inv` over all n slots, n = the
-/// planes' extent), then perm = inv = identity over [0, n). The index map,
-/// count and span are not touched. At least one plane (a compile error
-/// otherwise); `perm` / `inv` must be as the reorders left them (or the
-/// identity). Scratch and planes as sieve::reorder. O(n * planes). Blocks on
-/// Kokkos::OpenMP; asynchronous elsewhere. Throws std::invalid_argument as
-/// sieve::reorder.
+/// `restore([label,] exec, [trigger,] perm, inv, scratch, planes...)`. Sample
+/// i goes back to slot i in every plane (a gather through `inv` over all n
+/// slots, n = the planes' extent), then perm = inv = identity over [0, n). The
+/// index map and count are not touched. With the trigger the reorders used,
+/// perm, inv and the planes must be those its reorders moved (else
+/// std::invalid_argument, nothing moved), and the trigger's span is reset to n
+/// and fire to 0 (asynchronously); without it, span and fire are not touched. At least one plane (a
+/// compile error otherwise); `perm` / `inv` must be as the reorders left them (or the identity).
+/// Scratch and planes as sieve::reorder. O(n * planes). Blocks on Kokkos::OpenMP; asynchronous
+/// elsewhere. Throws std::invalid_argument as sieve::reorder.
 template <class ExecSpace, class PermView, class InvView, class ScratchView, class... Planes>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> restore(const ExecSpace& exec, const PermView& perm,
                                                    const InvView& inv, const ScratchView& scratch,
                                                    const Planes&... planes) {
-  Impl::restoreEntry(Impl::Names("", "sieve::restore"), exec, perm, inv, scratch, planes...);
+  Impl::restoreDispatch(Impl::Names("", "sieve::restore"), exec, perm, inv, scratch, planes...);
 }
 
 /// sieve::restore with a label.
@@ -372,27 +507,27 @@ std::enable_if_t<Impl::kIsExec<ExecSpace>> restore(const std::string& label, con
                                                    const PermView& perm, const InvView& inv,
                                                    const ScratchView& scratch,
                                                    const Planes&... planes) {
-  Impl::restoreEntry(Impl::Names(label, "sieve::restore"), exec, perm, inv, scratch, planes...);
+  Impl::restoreDispatch(Impl::Names(label, "sieve::restore"), exec, perm, inv, scratch, planes...);
 }
 
 /// sieve::restore on a default instance of perm's execution space; fences it.
 template <class PermView, class InvView, class ScratchView, class... Planes>
-std::enable_if_t<Impl::IsView<PermView>::value> restore(const PermView& perm, const InvView& inv,
+std::enable_if_t<Impl::kRestoreFirst<PermView>> restore(const PermView& perm, const InvView& inv,
                                                         const ScratchView& scratch,
                                                         const Planes&... planes) {
-  const typename PermView::execution_space exec{};
-  Impl::restoreEntry(Impl::Names("", "sieve::restore"), exec, perm, inv, scratch, planes...);
+  const typename Impl::RestoreSpace<PermView, InvView>::type exec{};
+  Impl::restoreDispatch(Impl::Names("", "sieve::restore"), exec, perm, inv, scratch, planes...);
   Impl::fence(exec, "restore: the call without an instance");
 }
 
 /// The fencing sieve::restore with a label.
 template <class PermView, class InvView, class ScratchView, class... Planes>
-std::enable_if_t<Impl::IsView<PermView>::value> restore(const std::string& label,
+std::enable_if_t<Impl::kRestoreFirst<PermView>> restore(const std::string& label,
                                                         const PermView& perm, const InvView& inv,
                                                         const ScratchView& scratch,
                                                         const Planes&... planes) {
-  const typename PermView::execution_space exec{};
-  Impl::restoreEntry(Impl::Names(label, "sieve::restore"), exec, perm, inv, scratch, planes...);
+  const typename Impl::RestoreSpace<PermView, InvView>::type exec{};
+  Impl::restoreDispatch(Impl::Names(label, "sieve::restore"), exec, perm, inv, scratch, planes...);
   Impl::fence(exec, "restore: the call without an instance");
 }
 

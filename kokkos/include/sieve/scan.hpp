@@ -197,6 +197,7 @@ void scanEntry(const Names& names, const Exec& exec, const In& in, const Out& ou
       constexpr Face F = decltype(tag)::value;
       auto run = [&](T* sums, std::int64_t sumsElems) {
         checkScan(fn, in.data(), out.data(), sums, n, in.stride(0), out.stride(0), sumsElems);
+        const CallClaims claims(fn, {out.data(), sums}, {"out", "scratch"});
         if constexpr (hasTotal) {
           if (!Inclusive && n > 0)
             scanTotal<Inclusive, true, F>(exec, names, in, out, total, op, init, n);

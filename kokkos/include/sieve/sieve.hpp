@@ -8,6 +8,10 @@
 //   sieve::reorder / restore (+ reorder_scratch_bytes)
 //                                             physical reorder of SoA planes
 //   sieve::findall (+ FindallWorkspace)       compaction to indices or values, any rank
+//   sieve::keys::scatter_dense / scatter_sparse / reduce / group / compact
+//                                             scatter by key, then per-key work
+//   sieve::set_debug_checks                   costly validations on (perm / inv)
+//   sieve::reserve                            Kokkos' lazily allocated buffers, at setup
 //
 // Every entry point takes an optional label (naming its Kokkos Tools region
 // and prefixing its kernel and allocation labels), then an execution-space
@@ -21,7 +25,10 @@
 #include <sieve/config.hpp>
 
 #include <sieve/compact.hpp>
+#include <sieve/debug.hpp>
 #include <sieve/findall.hpp>
+#include <sieve/keys.hpp>
 #include <sieve/reorder.hpp>
+#include <sieve/reserve.hpp>
 #include <sieve/scan.hpp>
 #include <sieve/trigger.hpp>

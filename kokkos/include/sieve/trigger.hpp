@@ -4,9 +4,32 @@
 
 #include <sieve/impl/common.hpp>
 
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace sieve {
+
+namespace Impl {
+/// What the reorders through one trigger moved since its last restore: the
+/// sample count, perm, inv and the planes (address, element size), in the
+/// order given. Host-side; shared by the copies of the trigger.
+struct PlaneRecord {
+  struct Plane {
+    const void* data;
+    std::size_t elem;
+    bool operator==(const Plane& o) const { return data == o.data && elem == o.elem; }
+  };
+  std::mutex m;
+  bool set = false;
+  std::int64_t n = 0;
+  const void* perm = nullptr;
+  const void* inv = nullptr;
+  std::vector<Plane> planes;
+};
+} // namespace Impl
 
 /// The locality trigger (three one-word Views in `MemorySpace` and a
 /// threshold). A compaction with a trigger writes `live32` (aligned 32-sample
@@ -15,15 +38,24 @@ namespace sieve {
 /// kept) and widens it to just past the last kept sample when one lies at or
 /// past it (then `fire` is decided on the widened span). A reorder reads
 /// `span` and `fire` and, when it runs, sets span = count and fire = 0.
+///
+/// A trigger also remembers (on the host, shared by its copies) which perm,
+/// inv and planes the reorders through it moved since the last restore
+/// through it: a reorder or a `restore(exec, trigger, ...)` given another set
+/// throws instead of leaving a plane out of step with the others. That restore
+/// also resets span = n and fire = 0.
 template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 struct Trigger {
   using memory_space = MemorySpace;
   using word_view = Kokkos::View<std::uint32_t, MemorySpace>;
 
-  word_view live32;   ///< OUT: groups of 32 holding a kept sample
-  word_view span;     ///< IN/OUT: samples [0, span) may still be kept; a compaction widens it to cover every kept sample
-  word_view fire;     ///< OUT: 1 when a reorder pays, else 0
+  word_view live32; ///< OUT: groups of 32 holding a kept sample
+  word_view span; ///< IN/OUT: samples [0, span) may still be kept; a compaction widens it to cover
+                  ///< every kept sample
+  word_view fire; ///< OUT: 1 when a reorder pays, else 0
   float theta = 0.5f; ///< the locality threshold, in (0, 1)
+  /// What the reorders through this trigger moved (see above).
+  std::shared_ptr<Impl::PlaneRecord> record = std::make_shared<Impl::PlaneRecord>();
 
   Trigger() = default;
   /// Wrap existing words.

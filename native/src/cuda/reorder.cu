@@ -63,7 +63,10 @@ __global__ void reorderPlaceKernel(const T* stage, T* plane, ReorderState s) {
 
 __global__ void reorderInverseKernel(const std::int32_t* perm, std::int32_t* inv, ReorderState s) {
   const std::int64_t i = globalIndex();
-  if (i < s.n && s.active() && i < s.sp()) inv[perm[i]] = static_cast<std::int32_t>(i);
+  if (i < s.n && s.active() && i < s.sp()) {
+    const std::int32_t p = perm[i];
+    if (slotInRange(p, s.n)) inv[p] = static_cast<std::int32_t>(i);
+  }
 }
 
 __global__ void reorderIdentityKernel(std::int32_t* map, ReorderState s) {
@@ -91,7 +94,10 @@ template <class T>
 __global__ void restoreGatherKernel(const T* stage, T* plane, const std::int32_t* inv,
                                     std::int64_t n) {
   const std::int64_t i = globalIndex();
-  if (i < n) plane[i] = stage[inv[i]];
+  if (i < n) {
+    const std::int32_t from = inv[i];
+    if (slotInRange(from, n)) plane[i] = stage[from];
+  }
 }
 
 __global__ void restoreIdentityKernel(std::int32_t* perm, std::int32_t* inv, std::int64_t n) {

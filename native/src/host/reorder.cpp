@@ -91,7 +91,10 @@ void reorderTeamBody(const TeamCtx& t, const ReorderArgs& r) {
   };
   for (std::uint32_t p = 0; p < r.nPlanes; ++p) move(r.planes[p].data, r.planes[p].elemBytes);
   move(r.perm, 4u);
-  for (std::int64_t s = a; s < b; ++s) r.inv[r.perm[s]] = static_cast<std::int32_t>(s);
+  for (std::int64_t s = a; s < b; ++s) {
+    const std::int32_t p = r.perm[s];
+    if (slotInRange(p, r.n)) r.inv[p] = static_cast<std::int32_t>(s);
+  }
   std::int64_t m0, m1;
   teamShare(t, cnt, m0, m1);
   for (std::int64_t s = m0; s < m1; ++s) r.indexMap[s] = static_cast<std::int32_t>(s);
@@ -143,7 +146,10 @@ void restoreHost(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlane
         T* st = Impl::carve<T>(scratch, Impl::ReorderLayout::stage(n, sizeof(T)));
         if (a < b) std::memcpy(st + a, plane + a, static_cast<std::size_t>(b - a) * sizeof(T));
         Impl::teamBarrier(t); // the whole plane staged before the gather
-        for (std::int64_t i = a; i < b; ++i) plane[i] = st[inv[i]];
+        for (std::int64_t i = a; i < b; ++i) {
+          const std::int32_t from = inv[i];
+          if (Impl::slotInRange(from, n)) plane[i] = st[from];
+        }
         Impl::teamBarrier(t); // the gather done before the stage is reused
       });
     }

@@ -11,8 +11,33 @@
 namespace sieve {
 namespace Impl {
 
-/// A 16-byte element, moved as one value.
-struct alignas(16) Bytes16 {
+// The words are may_alias types: a plane of doubles (or of any user type) is
+// read and written through them, which would otherwise break C++'s aliasing
+// rule (a double is not an object of type std::uint64_t) and let an optimiser
+// reorder the moves. Each word is a struct, so the attribute is part of the
+// type and survives template arguments (an attribute on a typedef would not).
+#if defined(__GNUC__) || defined(__clang__)
+#define SIEVE_MAY_ALIAS [[gnu::may_alias]]
+#else
+#define SIEVE_MAY_ALIAS // MSVC does no type-based alias analysis
+#endif
+
+/// The word that moves a 1-byte element (unsigned char may alias anything).
+using Bytes1 = unsigned char;
+/// The word that moves a 2-byte element.
+struct SIEVE_MAY_ALIAS alignas(2) Bytes2 {
+  std::uint16_t v;
+};
+/// The word that moves a 4-byte element.
+struct SIEVE_MAY_ALIAS alignas(4) Bytes4 {
+  std::uint32_t v;
+};
+/// The word that moves an 8-byte element.
+struct SIEVE_MAY_ALIAS alignas(8) Bytes8 {
+  std::uint64_t v;
+};
+/// The word that moves a 16-byte element, as one value.
+struct SIEVE_MAY_ALIAS alignas(16) Bytes16 {
   std::uint64_t lo, hi;
 };
 
@@ -20,19 +45,19 @@ template <unsigned Bytes>
 struct ElemOfT;
 template <>
 struct ElemOfT<1> {
-  using type = std::uint8_t;
+  using type = Bytes1;
 };
 template <>
 struct ElemOfT<2> {
-  using type = std::uint16_t;
+  using type = Bytes2;
 };
 template <>
 struct ElemOfT<4> {
-  using type = std::uint32_t;
+  using type = Bytes4;
 };
 template <>
 struct ElemOfT<8> {
-  using type = std::uint64_t;
+  using type = Bytes8;
 };
 template <>
 struct ElemOfT<16> {

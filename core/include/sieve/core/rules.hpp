@@ -7,6 +7,7 @@
 // which is what makes their outputs agree to the bit.
 #pragma once
 
+#include <sieve/core/check.hpp>
 #include <sieve/core/types.hpp>
 
 #include <cstddef>
@@ -17,7 +18,12 @@ namespace sieve {
 /// Bytes of scratch the compaction of `n` samples needs: three `idx_t` planes
 /// of `max(n, 1)` (predicate, inclusive scan, scan block sums). The contents are
 /// internal; no face touches a byte past this size. O(1), host and device.
+/// On the host, throws std::invalid_argument for n < 0 or n > INT32_MAX (the
+/// contract of every call that takes the scratch); device code does not check.
 SIEVE_INLINE constexpr std::size_t compactScratchBytes(std::int64_t n) {
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+  if (n < 0 || n > kCompactMaxSamples) Impl::checkSamples("sieve::compactScratchBytes", n);
+#endif
   return std::size_t(3) * sizeof(idx_t) * static_cast<std::size_t>(n > 1 ? n : 1);
 }
 
@@ -54,7 +60,14 @@ SIEVE_INLINE constexpr std::size_t reorderStageElemBytes(std::uint32_t maxElemBy
 /// Bytes of scratch a reorder (or restore) of `n` samples needs: the
 /// compaction scratch rounded up to 16 bytes, then one staging plane of
 /// `max(n, 1)` elements of `max(maxElemBytes, 4)` bytes. O(1), host and device.
+/// On the host, throws std::invalid_argument for a bad `n` (as
+/// compactScratchBytes) or a `maxElemBytes` other than 1, 2, 4, 8 or 16.
 SIEVE_INLINE constexpr std::size_t reorderScratchBytes(std::int64_t n, std::uint32_t maxElemBytes) {
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+  if (n < 0 || n > kCompactMaxSamples) Impl::checkSamples("sieve::reorderScratchBytes", n);
+  if (!Impl::supportedElem(maxElemBytes))
+    Impl::checkElemBytes("sieve::reorderScratchBytes", maxElemBytes, "maxElemBytes");
+#endif
   return Impl::reorderStageOffset(n) +
          static_cast<std::size_t>(n > 1 ? n : 1) * Impl::reorderStageElemBytes(maxElemBytes);
 }
@@ -132,6 +145,14 @@ SIEVE_INLINE constexpr std::int64_t reorderDst(bool kept, std::int64_t i, std::i
 
 /// Number of aligned 32-sample groups covering `[0, n)`.
 SIEVE_INLINE constexpr std::int64_t groups32(std::int64_t n) { return (n + 31) / 32; }
+
+/// Whether a perm / inv entry names a slot of `[0, n)`: every face reads an
+/// index out of perm or inv only through this test, so a corrupted or foreign
+/// permutation can never make a reorder or restore write (or read) outside the
+/// planes. A failing entry is skipped (see the debug checks for reporting it).
+SIEVE_INLINE constexpr bool slotInRange(std::int32_t slot, std::int64_t n) {
+  return slot >= 0 && static_cast<std::int64_t>(slot) < n;
+}
 
 } // namespace Impl
 } // namespace sieve

@@ -4,6 +4,7 @@
 // rule it broke. Called by every face before anything is enqueued or written.
 #pragma once
 
+#include <sieve/core/check.hpp>
 #include <sieve/core/rules.hpp>
 #include <sieve/core/types.hpp>
 
@@ -16,25 +17,6 @@
 
 namespace sieve {
 namespace Impl {
-
-[[noreturn]] inline void fail(const char* fn, const std::string& what) {
-  throw std::invalid_argument(std::string(fn) + ": " + what);
-}
-
-inline bool supportedElem(std::uint32_t b) {
-  return b == 1u || b == 2u || b == 4u || b == 8u || b == 16u;
-}
-
-/// `n` must be a valid sample count: 0 <= n <= kCompactMaxSamples (INT32_MAX).
-inline void checkSamples(const char* fn, std::int64_t n, const char* name = "n") {
-  if (n < 0)
-    fail(fn, std::string(name) + " = " + std::to_string(n) +
-                 " is negative; the sample count must be in [0, 2147483647]");
-  if (n > kCompactMaxSamples)
-    fail(fn, std::string(name) + " = " + std::to_string(n) +
-                 " exceeds kCompactMaxSamples (2147483647), the largest count an int32 index map "
-                 "can address");
-}
 
 inline void checkFlags(const char* fn, std::uint32_t flags) {
   if (flags & ~kCompactKnownFlags)

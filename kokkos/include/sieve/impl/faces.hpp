@@ -13,9 +13,13 @@
 
 #include <sieve/impl/common.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
+#include <mutex>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace sieve {
 namespace Impl {
@@ -87,6 +91,66 @@ void onOneThread(const Exec& exec, const std::string& label, const Fn& f) {
     Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(exec, 0, 1), f);
   }
 }
+
+/// The outputs (and scratch) of the Sieve calls running right now, process
+/// wide. Two calls that write the same output or share a scratch at the same
+/// time race and corrupt both (every thread of an OpenMP parallel region
+/// calling sieve::compact on the same Views is the usual way to get there);
+/// a call whose Views are in use by another one throws instead. Two calls that
+/// merely follow each other are fine, so a call made from `omp single` /
+/// `omp master`, or from every thread on its own Views, is never refused.
+class CallClaims {
+ public:
+  /// Claims `ptrs` (null entries ignored) for the caller's lifetime, or
+  /// throws std::invalid_argument naming `names[k]` of the first one in use.
+  CallClaims(const char* fn, std::initializer_list<const void*> ptrs,
+             std::initializer_list<const char*> names) {
+    std::lock_guard<std::mutex> lock(registry().m);
+    auto& live = registry().live;
+    auto name = names.begin();
+    for (const void* p : ptrs) {
+      const char* what = name != names.end() ? *name++ : "an output";
+      if (p == nullptr) continue;
+      if (std::find(live.begin(), live.end(), p) != live.end()) {
+        release(live);
+        fail(fn, std::string(what) +
+                     " is in use by another Sieve call running at the same time (every thread of "
+                     "an OpenMP parallel region calling it?): concurrent calls must not share "
+                     "outputs or scratch; call it once (omp single / master) or give each "
+                     "concurrent call its own Views");
+      }
+      if (count_ == kMax) break;
+      live.push_back(p);
+      mine_[count_++] = p;
+    }
+  }
+  ~CallClaims() {
+    std::lock_guard<std::mutex> lock(registry().m);
+    release(registry().live);
+  }
+  CallClaims(const CallClaims&) = delete;
+  CallClaims& operator=(const CallClaims&) = delete;
+
+ private:
+  struct Registry {
+    std::mutex m;
+    std::vector<const void*> live;
+  };
+  static Registry& registry() {
+    static Registry r;
+    return r;
+  }
+  void release(std::vector<const void*>& live) {
+    for (std::size_t k = 0; k < count_; ++k) {
+      const auto it = std::find(live.begin(), live.end(), mine_[k]);
+      if (it != live.end()) live.erase(it);
+    }
+    count_ = 0;
+  }
+  static constexpr std::size_t kMax = 4;
+  const void* mine_[kMax] = {};
+  std::size_t count_ = 0;
+};
 
 /// A profiling region "<prefix>[<face>]" around one public call.
 class CallRegion {

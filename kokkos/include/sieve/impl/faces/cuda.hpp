@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — the Cuda face: the native CUDA kernels (native/cuda),
-// enqueued on the stream of a Kokkos::Cuda instance. Asynchronous and
+// enqueued on the stream of a Kokkos::Cuda instance, with that instance's
+// device current for the launch (CudaDeviceGuard). Asynchronous and
 // capture-safe: nothing is allocated, synchronised or read back. The scan is
 // header-only CUDA (cuda::Scan): it is native only in translation units
 // compiled by nvcc; elsewhere Kokkos::Cuda scans take the portable face.
@@ -9,6 +10,7 @@
 #include <sieve/impl/faces.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA) && SIEVE_HAVE_CUDA
+#include <sieve/native/cuda/check.hpp>
 #include <sieve/native/cuda/compact.hpp>
 #include <sieve/native/cuda/reorder.hpp>
 #if defined(__CUDACC__)
@@ -34,6 +36,7 @@ struct Faces<Face::Cuda> {
                       std::uint32_t flags, const Map& map, std::uint32_t* count, void* scratch,
                       const ReorderTrigger* trig, std::int64_t n) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    const CudaDeviceGuard device(exec.cuda_device());
     compactDevice(mask.data(), flags, map.data(), count, scratch, n, exec.cuda_stream(), trig);
   }
 
@@ -44,6 +47,7 @@ struct Faces<Face::Cuda> {
                       std::int64_t n, const ReorderPlane* desc, std::uint32_t nPlanes,
                       const Planes&...) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    const CudaDeviceGuard device(exec.cuda_device());
     reorderDevice(desc, nPlanes, mask.data(), flags, perm.data(), inv.data(), map.data(), count,
                   span, fire, scratch, n, exec.cuda_stream());
   }
@@ -53,6 +57,7 @@ struct Faces<Face::Cuda> {
                       const Inv& inv, void* scratch, std::int64_t n, const ReorderPlane* desc,
                       std::uint32_t nPlanes, const Planes&...) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    const CudaDeviceGuard device(exec.cuda_device());
     restoreDevice(desc, nPlanes, perm.data(), inv.data(), scratch, n, exec.cuda_stream());
   }
 
@@ -61,6 +66,7 @@ struct Faces<Face::Cuda> {
   static void scan(const Kokkos::Cuda& exec, const Names& names, const In& in, const Out& out,
                    const Op& op, const T& init, T* blockSums, std::int64_t n) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    const CudaDeviceGuard device(exec.cuda_device());
     cuda::Scan::enqueue<T, Op, Inclusive>(in.data(), out.data(), blockSums, n, init,
                                           exec.cuda_stream(), op);
   }

@@ -93,7 +93,9 @@ void reorder(const Exec& exec, const std::string& label, const MaskView& mask, s
   movePlane(exec, label, perm, stage, s);
   Kokkos::parallel_for(
       label + "::inverse", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
-        if (s.active() && i < s.sp()) inv(perm(i)) = static_cast<std::int32_t>(i);
+        if (!s.active() || i >= s.sp()) return;
+        const std::int32_t p = perm(i);
+        if (slotInRange(p, s.n)) inv(p) = static_cast<std::int32_t>(i);
       });
   Kokkos::parallel_for(
       label + "::identity", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
@@ -115,8 +117,10 @@ void restorePlane(const Exec& exec, const std::string& label, const PlaneView& v
       label + "::stage", Range<Exec>(exec, 0, n),
       KOKKOS_LAMBDA(const i64 i) { stage[i] = plane(i); });
   Kokkos::parallel_for(
-      label + "::gather", Range<Exec>(exec, 0, n),
-      KOKKOS_LAMBDA(const i64 i) { plane(i) = stage[inv(i)]; });
+      label + "::gather", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+        const std::int32_t from = inv(i);
+        if (slotInRange(from, n)) plane(i) = stage[from];
+      });
 }
 
 template <class Exec, class PermView, class InvView, class... Planes>

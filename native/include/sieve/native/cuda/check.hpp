@@ -32,3 +32,35 @@ inline void cudaCheck(cudaError_t err, const char* what) {
 } // namespace sieve
 
 #define SIEVE_CUDA_CHECK(call) ::sieve::Impl::cudaCheck((call), #call)
+
+namespace sieve {
+namespace Impl {
+
+/// Makes `device` the calling thread's current CUDA device for its lifetime
+/// and restores the previous one after (as Kokkos does around its own
+/// launches): a stream belongs to one device, so a native launch on the
+/// stream of a Kokkos::Cuda instance of another GPU needs that GPU current.
+/// No runtime call at all when the device is already current. Capture-safe:
+/// cudaGetDevice / cudaSetDevice neither allocate nor synchronise.
+class CudaDeviceGuard {
+ public:
+  explicit CudaDeviceGuard(int device) {
+    SIEVE_CUDA_CHECK(cudaGetDevice(&previous_));
+    if (device != previous_) {
+      SIEVE_CUDA_CHECK(cudaSetDevice(device));
+      switched_ = true;
+    }
+  }
+  ~CudaDeviceGuard() {
+    if (switched_) (void)cudaSetDevice(previous_); // a destructor must not throw
+  }
+  CudaDeviceGuard(const CudaDeviceGuard&) = delete;
+  CudaDeviceGuard& operator=(const CudaDeviceGuard&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+};
+
+} // namespace Impl
+} // namespace sieve

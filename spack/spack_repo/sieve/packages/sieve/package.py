@@ -75,6 +75,7 @@ class Sieve(CMakePackage, CudaPackage):
             self.define("BUILD_TESTING", self.run_tests),
             self.define("SIEVE_ENABLE_TESTS", self.run_tests),
             self.define("SIEVE_ENABLE_BENCHMARKS", False),
+            self.define("SIEVE_ENABLE_FUZZER", False),  # a developer tool (clang, libFuzzer)
         ]
         if spec.satisfies("+cuda"):
             # Kokkos' own compiler (nvcc_wrapper unless Kokkos was built with clang).

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve (internal) — the stable counting sort of sieve::keys: per-chunk
+// histograms over a fixed chunk split of the records (no atomics), the bucket
+// starts by sieve's exclusive scan (each space's scan face), then every chunk
+// scatters its records in order from its own base in every bucket. The
+// elements of a bucket keep record order whatever the chunks, so the output
+// is the same on every backend and thread count. Portable Kokkos patterns
+// only (it would run on Cuda as is: one chunk per thread).
+#pragma once
+
+#include <sieve/core/keys.hpp>
+#include <sieve/impl/common.hpp>
+#include <sieve/scan.hpp>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace sieve {
+namespace keys {
+namespace Impl {
+
+using i64 = std::int64_t;
+
+template <class Exec>
+using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<i64>>;
+
+template <class Exec>
+using I64View = Kokkos::View<i64*, typename Exec::memory_space>;
+
+/// The records [first, last) of chunk c of C over R records.
+KOKKOS_INLINE_FUNCTION i64 chunkBegin(i64 c, i64 C, i64 R) { return R / C * c + R % C * c / C; }
+
+/// Copy a small device View to the host.
+template <class V>
+auto toHost(const V& v) {
+  auto h = Kokkos::create_mirror_view(v);
+  Kokkos::deep_copy(h, v);
+  return h;
+}
+
+/// sieve's exclusive scan of `v` in place (v's last word becomes the total).
+template <class Exec>
+void scanInPlace(const Exec& exec, const sieve::Impl::Names& names, const I64View<Exec>& v) {
+  if (v.extent(0) == 0) return;
+  sieve::Impl::scanEntry<false>(sieve::Impl::Names(names.prefix, "sieve::exclusive_scan"), exec, v,
+                                v, i64(0));
+}
+
+/// Whether a counting-sort source may call back into user code that could
+/// answer differently between the passes (a mapper): then every chunk's
+/// slot in every bucket is bounded exactly (one more word per histogram
+/// entry), so a changed count or key is detected, never written out of place.
+template <class Src, class = void>
+struct ExactSlots : std::false_type {};
+template <class Src>
+struct ExactSlots<Src, std::enable_if_t<Src::kExactSlots>> : std::true_type {};
+
+/// A stable counting sort of the elements of Src into `buckets` buckets.
+/// Src: records(); KOKKOS count(i), item(i, j) (element j of record i),
+/// digit(item) (its bucket, or -1 for a key outside the range), put(item,
+/// pos) (write it at output position pos); optional `kExactSlots`.
+template <class Exec, class Src>
+class CountingSort {
+ public:
+  static constexpr bool kExact = ExactSlots<Src>::value;
+
+  CountingSort(const Exec& exec, const sieve::Impl::Names& names, const Src& src, i64 buckets)
+      : exec_(exec), names_(names), src_(src), R_(src.records()), K_(buckets),
+        C_(sieve::Impl::Keys::countingChunks(R_, K_, exec.concurrency())) {}
+
+  struct Stats {
+    i64 outside = 0;
+    i64 elements = 0;
+    i64 negative = 0; ///< records with a negative count
+  };
+
+  /// The scratch of the sort (chunks * buckets words, twice with
+  /// kExactSlots); histogram() calls it when not called before. Lets the
+  /// caller turn an allocation failure (Kokkos throws a std::bad_alloc or a
+  /// std::runtime_error, by version) into its own error.
+  void allocate() {
+    if (allocated_) return;
+    const std::size_t words = static_cast<std::size_t>(C_ * K_);
+    hist_ = I64View<Exec>(
+        Kokkos::view_alloc(exec_, Kokkos::WithoutInitializing, names_("chunk_histograms")), words);
+    if constexpr (kExact)
+      ends_ = I64View<Exec>(
+          Kokkos::view_alloc(exec_, Kokkos::WithoutInitializing, names_("chunk_slot_ends")), words);
+    stats_ =
+        I64View<Exec>(Kokkos::view_alloc(exec_, Kokkos::WithoutInitializing, names_("chunk_stats")),
+                      static_cast<std::size_t>(3 * C_));
+    allocated_ = true;
+  }
+
+  /// Pass 1: the per-chunk histograms; returns the keys outside the range,
+  /// the elements and the records with a negative count (blocks: reads back
+  /// 3 words per chunk).
+  Stats histogram() {
+    allocate();
+    const I64View<Exec> stats = stats_;
+    const Src src = src_;
+    const i64 K = K_, C = C_, R = R_;
+    const I64View<Exec> hist = hist_;
+    Kokkos::parallel_for(
+        names_("histogram"), Range<Exec>(exec_, 0, C), KOKKOS_LAMBDA(const i64 c) {
+          i64* h = hist.data() + c * K;
+          for (i64 k = 0; k < K; ++k) h[k] = 0;
+          i64 outside = 0, total = 0, negative = 0;
+          const i64 r1 = chunkBegin(c + 1, C, R);
+          for (i64 i = chunkBegin(c, C, R); i < r1; ++i) {
+            const int m = src.count(i);
+            if (m < 0) {
+              ++negative;
+              continue;
+            }
+            for (int j = 0; j < m; ++j) {
+              const i64 d = src.digit(src.item(i, j));
+              if (d < 0 || d >= K) ++outside;
+              else ++h[d];
+            }
+            total += m;
+          }
+          stats(3 * c) = outside;
+          stats(3 * c + 1) = total;
+          stats(3 * c + 2) = negative;
+        });
+    const auto h = toHost(stats);
+    Stats s;
+    for (i64 c = 0; c < C_; ++c) {
+      s.outside += h(3 * c);
+      s.elements += h(3 * c + 1);
+      s.negative += h(3 * c + 2);
+    }
+    return s;
+  }
+
+  /// Pass 2 (after histogram(), all keys in range, no negative count):
+  /// offsets(0 .. buckets) = the first element of every bucket
+  /// (offsets(buckets) = the elements), then the scatter. Every element is
+  /// written only inside its bucket (inside its chunk's slot with
+  /// kExactSlots) and inside [0, elements); returns the elements that were
+  /// not (their count, their key or their record's count changed since
+  /// histogram(); 0 for a pure source), plus the chunks whose element count
+  /// changed. Blocks (reads back that number).
+  i64 scatter(const I64View<Exec>& offsets) {
+    const i64 K = K_, C = C_, R = R_;
+    const I64View<Exec> hist = hist_, ends = ends_, stats = stats_;
+    // Every chunk's base within each bucket (and, exact, its end), and the
+    // bucket sizes.
+    Kokkos::parallel_for(
+        names_("bucket_bases"), Range<Exec>(exec_, 0, K + 1), KOKKOS_LAMBDA(const i64 k) {
+          if (k == K) {
+            offsets(K) = 0;
+            return;
+          }
+          i64 run = 0;
+          for (i64 c = 0; c < C; ++c) {
+            const i64 t = hist(c * K + k);
+            hist(c * K + k) = run;
+            run += t;
+            if (kExact)
+              ends(c * K + k) =
+                  run; // (plain if: nvcc lambdas cannot first-capture in if constexpr)
+          }
+          offsets(k) = run;
+        });
+    scanInPlace(exec_, names_, offsets);
+    const Src src = src_;
+    i64 bad = 0;
+    Kokkos::parallel_reduce(
+        names_("scatter"), Range<Exec>(exec_, 0, C),
+        KOKKOS_LAMBDA(const i64 c, i64& errors) {
+          i64* h = hist.data() + c * K;
+          // The chunk's next position in every bucket.
+          for (i64 k = 0; k < K; ++k) h[k] += offsets(k);
+          const i64 n = offsets(K);
+          i64 seen = 0;
+          const i64 r1 = chunkBegin(c + 1, C, R);
+          for (i64 i = chunkBegin(c, C, R); i < r1; ++i) {
+            const int m = src.count(i);
+            if (m < 0) {
+              ++errors;
+              continue;
+            }
+            seen += m;
+            for (int j = 0; j < m; ++j) {
+              const auto x = src.item(i, j);
+              const i64 d = src.digit(x);
+              if (d < 0 || d >= K) {
+                ++errors;
+                continue;
+              }
+              const i64 pos = h[d]++;
+              i64 end = n;
+              if (kExact) end = offsets(d) + ends(c * K + d);
+              if (pos >= end) {
+                ++errors;
+                continue;
+              }
+              src.put(x, pos);
+            }
+          }
+          // Fewer (or more) elements than counted: slots left unwritten.
+          if (seen != stats(3 * c + 1)) ++errors;
+        },
+        bad);
+    return bad;
+  }
+
+ private:
+  Exec exec_;
+  sieve::Impl::Names names_;
+  Src src_;
+  i64 R_, K_, C_;
+  I64View<Exec> hist_, ends_, stats_;
+  bool allocated_ = false;
+};
+
+} // namespace Impl
+} // namespace keys
+} // namespace sieve

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve (internal) — scatter_dense and scatter_sparse, after their
+// compile-time checks.
+//
+// Dense: [the key range by a per-chunk min/max pass] -> per-chunk histograms
+// that also count the keys outside the range (read back: a bad key throws
+// before anything is written) -> bucket bases, sieve's exclusive scan -> the
+// scatter, every chunk in record order (counting.hpp).
+// Sparse, integer keys: min/max -> LSD radix passes of at most 16 bits over
+// the bits of the largest distance key - min, sorting (distance, index) pairs
+// (each pass a stable counting sort; the first reads the input) -> gather.
+// Other keys (operator< only): (key, index) pairs by a stable merge sort
+// (merge.hpp) -> gather. The key starts, counted per chunk, give the offsets
+// and the distinct keys.
+#pragma once
+
+#include <sieve/core/keys.hpp>
+#include <sieve/impl/keys/counting.hpp>
+#include <sieve/impl/keys/merge.hpp>
+#include <sieve/impl/keys/results.hpp>
+#include <sieve/impl/keys/source.hpp>
+
+#include <cstdint>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace sieve {
+namespace keys {
+namespace Impl {
+
+/// The counting-sort view of a dense scatter: bucket = key - min.
+template <class S, class Out>
+struct DenseSrc {
+  using Key = typename S::key_type;
+  using Item = typename S::element_type;
+  /// A mapper is called again by the scatter: bound every chunk's slots.
+  static constexpr bool kExactSlots = !S::kOneToOne;
+  S src;
+  Out out;
+  Key min, max;
+  i64 records() const { return src.records(); }
+  KOKKOS_INLINE_FUNCTION int count(i64 i) const { return src.count(i); }
+  KOKKOS_INLINE_FUNCTION Item item(i64 i, int j) const { return src.element(i, j); }
+  KOKKOS_INLINE_FUNCTION i64 digit(const Item& e) const {
+    const Key k = src.key(e);
+    if (k < min || max < k) return -1;
+    return static_cast<i64>(sieve::Impl::Keys::keyDistance(k, min));
+  }
+  KOKKOS_INLINE_FUNCTION void put(const Item& e, i64 pos) const { out(pos) = e; }
+};
+
+/// A radix word (key - min) with the index of its element.
+struct RadixItem {
+  std::uint64_t u;
+  i64 idx;
+};
+template <class Exec>
+using RadixItems = Kokkos::View<RadixItem*, typename Exec::memory_space>;
+
+/// The counting-sort view of one LSD radix pass over (word, index) items;
+/// the last pass writes the indices only.
+template <class Exec, bool Last>
+struct RadixSrc {
+  using Item = RadixItem;
+  RadixItems<Exec> in, out;
+  I64View<Exec> idx;
+  int shift;
+  std::uint64_t mask;
+  i64 records() const { return static_cast<i64>(in.extent(0)); }
+  KOKKOS_INLINE_FUNCTION int count(i64) const { return 1; }
+  KOKKOS_INLINE_FUNCTION Item item(i64 i, int) const { return in(i); }
+  KOKKOS_INLINE_FUNCTION i64 digit(const Item& x) const {
+    return static_cast<i64>((x.u >> shift) & mask);
+  }
+  KOKKOS_INLINE_FUNCTION void put(const Item& x, i64 pos) const {
+    if constexpr (Last) idx(pos) = x.idx;
+    else out(pos) = x;
+  }
+};
+
+/// The smallest and largest key of a source's elements, from per-chunk passes.
+template <class Key>
+struct KeyExtent {
+  bool any = false;
+  Key min{}, max{};
+};
+template <class Exec, class S>
+KeyExtent<typename S::key_type> keyExtent(const Exec& exec, const sieve::Impl::Names& names,
+                                          const S& src) {
+  using Key = typename S::key_type;
+  using Mem = typename Exec::memory_space;
+  const i64 R = src.records();
+  const i64 C = sieve::Impl::Keys::countingChunks(R, 1, exec.concurrency());
+  Kokkos::View<Key*, Mem> mins(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_min")),
+      static_cast<std::size_t>(C));
+  Kokkos::View<Key*, Mem> maxs(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_max")),
+      static_cast<std::size_t>(C));
+  I64View<Exec> counts(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_count")),
+                       static_cast<std::size_t>(C));
+  Kokkos::parallel_for(
+      names("key_extent"), Range<Exec>(exec, 0, C), KOKKOS_LAMBDA(const i64 c) {
+        Key lo{}, hi{};
+        i64 seen = 0;
+        const i64 r1 = chunkBegin(c + 1, C, R);
+        for (i64 i = chunkBegin(c, C, R); i < r1; ++i) {
+          const int m = src.count(i);
+          for (int j = 0; j < m; ++j) {
+            const Key k = src.key(src.element(i, j));
+            if (seen == 0 || k < lo) lo = k;
+            if (seen == 0 || hi < k) hi = k;
+            ++seen;
+          }
+        }
+        mins(c) = lo;
+        maxs(c) = hi;
+        counts(c) = seen;
+      });
+  const auto hmin = toHost(mins);
+  const auto hmax = toHost(maxs);
+  const auto hcount = toHost(counts);
+  KeyExtent<Key> e;
+  for (i64 c = 0; c < C; ++c) {
+    if (hcount(c) == 0) continue;
+    if (!e.any || hmin(c) < e.min) e.min = hmin(c);
+    if (!e.any || e.max < hmax(c)) e.max = hmax(c);
+    e.any = true;
+  }
+  return e;
+}
+
+template <class Exec, class In>
+using DenseOf = DenseKeys<typename InputOf<In>::key_type, Exec>;
+template <class Exec, class In>
+using SparseOf = SparseKeys<typename InputOf<In>::key_type, Exec>;
+
+/// scatter_dense, checked types. `hasRange`: [minKey, maxKey] given.
+template <class Exec, class In, class Out, class Key>
+DenseOf<Exec, In> scatterDense(const sieve::Impl::Names& names, const Exec& exec, const In& input,
+                               bool hasRange, Key minKey, Key maxKey, const Out& output) {
+  constexpr const char* fn = "sieve::keys::scatter_dense";
+  using Src = typename InputOf<In>::source;
+  const Src src = InputOf<In>::make(input);
+  checkApartFromInput(fn, input, output);
+  if constexpr (Src::kOneToOne)
+    sieve::Impl::Keys::checkOutputHolds(fn, sieve::Impl::extent64(output), src.records());
+  const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
+  if (!hasRange) {
+    const KeyExtent<Key> e = keyExtent(exec, names, src);
+    if (!e.any) return DenseOf<Exec, In>(I64View<Exec>(names("offsets"), 1), 0, 0, Key{}, Key{});
+    minKey = e.min;
+    maxKey = e.max;
+  }
+  const i64 K = sieve::Impl::Keys::checkKeyRange(fn, minKey, maxKey);
+  const std::string range = "[" + std::to_string(minKey) + ", " + std::to_string(maxKey) + "]";
+  using D = DenseSrc<Src, Out>;
+  CountingSort<Exec, D> sort(exec, names, D{src, output, minKey, maxKey}, K);
+  I64View<Exec> offsets;
+  // A range the histograms (about keys * chunks words) or the offsets do
+  // not fit in memory: an argument error, not a bare allocation failure.
+  const auto tooLarge = [&](const char* what) {
+    sieve::Impl::fail(fn, "the key range " + range + " of " + std::to_string(K) +
+                              " keys is too large: its histograms could not be allocated (" + what +
+                              "); nothing was written (use scatter_sparse for sparse keys)");
+  };
+  try {
+    sort.allocate();
+    offsets = I64View<Exec>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("offsets")),
+                            static_cast<std::size_t>(K + 1));
+  } catch (const std::bad_alloc& e) {
+    tooLarge(e.what());
+  } catch (const std::runtime_error& e) {
+    tooLarge(e.what());
+  }
+  const auto stats = sort.histogram();
+  if (stats.negative > 0)
+    sieve::Impl::fail(fn, "the mapper's count(i) is negative for " +
+                              std::to_string(stats.negative) +
+                              " record(s); a record has 0 or more elements; nothing was written");
+  sieve::Impl::Keys::checkKeysInRange(fn, stats.outside, range);
+  sieve::Impl::Keys::checkOutputHolds(fn, sieve::Impl::extent64(output), stats.elements);
+  const i64 bad = sort.scatter(offsets);
+  // The histograms are freed on return: wait for the scatter.
+  sieve::Impl::fence(exec, "keys::scatter_dense: histograms freed");
+  if (bad > 0)
+    sieve::Impl::fail(fn, "the input changed between the counting and the scatter passes (" +
+                              std::to_string(bad) +
+                              " element(s) or chunk(s) differ): a mapper's count(i), element(i, j) "
+                              "and key must return the same values on every call; output is "
+                              "incomplete (nothing was written outside it)");
+  return DenseOf<Exec, In>(offsets, K, stats.elements, minKey, maxKey);
+}
+
+/// The elements of a mapper, in record order, in a View of the space.
+template <class Exec, class S>
+Kokkos::View<typename S::element_type*, typename Exec::memory_space> materialize(
+    const Exec& exec, const sieve::Impl::Names& names, const S& src) {
+  constexpr const char* fn = "sieve::keys::scatter_sparse";
+  const i64 R = src.records();
+  if (R + 1 > sieve::Impl::Keys::kMaxSparseElements)
+    sieve::Impl::fail(fn, "the mapper has " + std::to_string(R) + " records; at most " +
+                              std::to_string(sieve::Impl::Keys::kMaxSparseElements - 1) +
+                              " are taken");
+  I64View<Exec> starts(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("record_starts")),
+      static_cast<std::size_t>(R + 1));
+  i64 negative = 0;
+  Kokkos::parallel_reduce(
+      names("record_counts"), Range<Exec>(exec, 0, R + 1),
+      KOKKOS_LAMBDA(const i64 i, i64& neg) {
+        const i64 m = i < R ? static_cast<i64>(src.count(i)) : 0;
+        if (m < 0) ++neg;
+        starts(i) = m < 0 ? 0 : m;
+      },
+      negative);
+  if (negative > 0)
+    sieve::Impl::fail(fn, "the mapper's count(i) is negative for " + std::to_string(negative) +
+                              " record(s); a record has 0 or more elements; nothing was written");
+  scanInPlace(exec, names, starts);
+  i64 n = 0;
+  Kokkos::deep_copy(n, Kokkos::subview(starts, R));
+  if (n > sieve::Impl::Keys::kMaxSparseElements)
+    sieve::Impl::fail(fn, "the mapper has " + std::to_string(n) + " elements; at most " +
+                              std::to_string(sieve::Impl::Keys::kMaxSparseElements) +
+                              " are taken; nothing was written");
+  Kokkos::View<typename S::element_type*, typename Exec::memory_space> elems(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("elements")),
+      static_cast<std::size_t>(n));
+  // The mapper is called again: write no more than counted, and see a change.
+  i64 changed = 0;
+  Kokkos::parallel_reduce(
+      names("elements"), Range<Exec>(exec, 0, R),
+      KOKKOS_LAMBDA(const i64 i, i64& bad) {
+        const i64 s0 = starts(i), counted = starts(i + 1) - s0;
+        const i64 m = static_cast<i64>(src.count(i));
+        if (m != counted) ++bad;
+        const int w = static_cast<int>(m < counted ? (m < 0 ? 0 : m) : counted);
+        for (int j = 0; j < w; ++j) elems(s0 + j) = src.element(i, j);
+      },
+      changed);
+  sieve::Impl::fence(exec, "keys::scatter_sparse: record starts freed");
+  if (changed > 0)
+    sieve::Impl::fail(fn, "the mapper's count(i) changed between its two calls for " +
+                              std::to_string(changed) +
+                              " record(s); count(i) must return the same value on every call; "
+                              "nothing was written");
+  return elems;
+}
+
+/// A key with the index of its element, for the merge sort.
+template <class Key>
+struct Tagged {
+  Key key;
+  i64 idx;
+};
+struct TaggedLess {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION bool operator()(const T& a, const T& b) const {
+    return a.key < b.key;
+  }
+};
+
+/// The first LSD radix pass, read from the source: (key - min, index).
+template <class Exec, class S, bool Last>
+struct FirstRadixSrc {
+  using Key = typename S::key_type;
+  using Item = RadixItem;
+  S src;
+  Key min;
+  RadixItems<Exec> out;
+  I64View<Exec> idx;
+  std::uint64_t mask;
+  i64 records() const { return src.records(); }
+  KOKKOS_INLINE_FUNCTION int count(i64) const { return 1; }
+  KOKKOS_INLINE_FUNCTION Item item(i64 i, int) const {
+    return Item{sieve::Impl::Keys::keyDistance(src.key(src.element(i, 0)), min), i};
+  }
+  KOKKOS_INLINE_FUNCTION i64 digit(const Item& x) const { return static_cast<i64>(x.u & mask); }
+  KOKKOS_INLINE_FUNCTION void put(const Item& x, i64 pos) const {
+    if constexpr (Last) idx(pos) = x.idx;
+    else out(pos) = x;
+  }
+};
+
+/// The sorted order of a sparse scatter: the element at position p, by
+/// radix-sorted indices, by merge-sorted pairs, or (one key) record order.
+template <class Exec>
+struct IndexOrder {
+  I64View<Exec> idx;
+  KOKKOS_INLINE_FUNCTION i64 index(i64 p) const { return idx(p); }
+};
+template <class V>
+struct TaggedOrder {
+  V r;
+  KOKKOS_INLINE_FUNCTION i64 index(i64 p) const { return r(p).idx; }
+};
+struct RecordOrder {
+  KOKKOS_INLINE_FUNCTION i64 index(i64 p) const { return p; }
+};
+
+/// The end of a sparse scatter: every chunk gathers its elements in sorted
+/// order and counts its key starts; the chunk bases (a host scan of one word
+/// per chunk) give every key its id; then every chunk writes the offsets and
+/// keys of its starts. Blocks (reads back the chunk counts), then fences.
+template <class Exec, class S, class Out, class Order>
+SparseKeys<typename S::key_type, Exec> finishSparse(const sieve::Impl::Names& names,
+                                                    const Exec& exec, const S& src,
+                                                    const Out& output, i64 n, const Order& order) {
+  using Result = SparseKeys<typename S::key_type, Exec>;
+  const i64 C = sieve::Impl::Keys::countingChunks(n, 1, exec.concurrency());
+  I64View<Exec> chunk(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_keys")),
+                      static_cast<std::size_t>(C));
+  Kokkos::parallel_for(
+      names("gather"), Range<Exec>(exec, 0, C), KOKKOS_LAMBDA(const i64 c) {
+        const i64 p0 = chunkBegin(c, C, n), p1 = chunkBegin(c + 1, C, n);
+        if (p0 == p1) {
+          chunk(c) = 0;
+          return;
+        }
+        // A key starts where it exceeds the previous one (the keys ascend).
+        auto prev = src.key(src.element(order.index(p0 > 0 ? p0 - 1 : 0), 0));
+        i64 starts = p0 == 0 ? 1 : 0;
+        for (i64 p = p0; p < p1; ++p) {
+          const auto e = src.element(order.index(p), 0);
+          const auto k = src.key(e);
+          output(p) = e;
+          if (prev < k) ++starts;
+          prev = k;
+        }
+        chunk(c) = starts;
+      });
+  auto h = toHost(chunk);
+  i64 numKeys = 0;
+  for (i64 c = 0; c < C; ++c) {
+    const i64 t = h(c);
+    h(c) = numKeys;
+    numKeys += t;
+  }
+  Kokkos::deep_copy(chunk, h);
+  I64View<Exec> offsets(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("offsets")),
+                        static_cast<std::size_t>(numKeys + 1));
+  typename Result::keys_view keys(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("keys")),
+      static_cast<std::size_t>(numKeys));
+  Kokkos::parallel_for(
+      names("key_offsets"), Range<Exec>(exec, 0, C), KOKKOS_LAMBDA(const i64 c) {
+        const i64 p0 = chunkBegin(c, C, n), p1 = chunkBegin(c + 1, C, n);
+        i64 id = chunk(c);
+        if (p0 < p1) {
+          auto prev = src.key(output(p0 > 0 ? p0 - 1 : 0));
+          for (i64 p = p0; p < p1; ++p) {
+            const auto k = src.key(output(p));
+            if (p == 0 || prev < k) {
+              offsets(id) = p;
+              keys(id) = k;
+              ++id;
+            }
+            prev = k;
+          }
+        }
+        if (c == C - 1) offsets(numKeys) = n;
+      });
+  // The temporaries are freed on return: wait for the kernels that use them.
+  sieve::Impl::fence(exec, "keys::scatter_sparse: temporaries freed");
+  return Result(offsets, keys, numKeys, n);
+}
+
+/// scatter_sparse of one-element records (a View, or a mapper's elements).
+template <class Exec, class S, class Out>
+SparseKeys<typename S::key_type, Exec> sparseOfArray(const sieve::Impl::Names& names,
+                                                     const Exec& exec, const S& src,
+                                                     const Out& output) {
+  constexpr const char* fn = "sieve::keys::scatter_sparse";
+  using Key = typename S::key_type;
+  using Mem = typename Exec::memory_space;
+  using Result = SparseKeys<Key, Exec>;
+  const i64 n = src.records();
+  if (n > sieve::Impl::Keys::kMaxSparseElements)
+    sieve::Impl::fail(fn, "the input has " + std::to_string(n) + " elements; at most " +
+                              std::to_string(sieve::Impl::Keys::kMaxSparseElements) + " are taken");
+  sieve::Impl::Keys::checkOutputHolds(fn, sieve::Impl::extent64(output), n);
+  if (n == 0)
+    return Result(I64View<Exec>(names("offsets"), 1), typename Result::keys_view(names("keys"), 0),
+                  0, 0);
+  if constexpr (sieve::Impl::Keys::kIntegralKey<Key>) {
+    const KeyExtent<Key> e = keyExtent(exec, names, src);
+    const std::uint64_t span = sieve::Impl::Keys::keyDistance(e.max, e.min);
+    const int passes = sieve::Impl::Keys::radixPasses(span);
+    if (passes == 0) return finishSparse(names, exec, src, output, n, RecordOrder{});
+    const int bits = sieve::Impl::Keys::radixPassBits(span);
+    const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
+    const i64 buckets = i64(1) << bits;
+    const auto alloc = [&](const char* what) {
+      return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(what));
+    };
+    RadixItems<Exec> a(alloc("radix_items"), passes > 1 ? n : 0), b;
+    if (passes > 2) b = RadixItems<Exec>(alloc("radix_items_b"), n);
+    I64View<Exec> idx(alloc("radix_indices"), n);
+    I64View<Exec> offsets(alloc("radix_buckets"), static_cast<std::size_t>(buckets + 1));
+    const auto pass = [&](const auto& digits) {
+      CountingSort<Exec, std::decay_t<decltype(digits)>> sort(exec, names, digits, buckets);
+      sort.histogram();
+      const i64 bad = sort.scatter(offsets);
+      sieve::Impl::fence(exec, "keys::scatter_sparse: radix histograms freed");
+      if (bad > 0)
+        sieve::Impl::fail(fn, "a key changed between the passes of the sort (" +
+                                  std::to_string(bad) +
+                                  " element(s)): the key functor must return the same key for "
+                                  "an element on every call; output is incomplete");
+    };
+    if (passes == 1) pass(FirstRadixSrc<Exec, S, true>{src, e.min, a, idx, mask});
+    else pass(FirstRadixSrc<Exec, S, false>{src, e.min, a, idx, mask});
+    for (int p = 1; p < passes; ++p) {
+      if (p + 1 == passes) {
+        pass(RadixSrc<Exec, true>{a, b, idx, p * bits, mask});
+      } else {
+        pass(RadixSrc<Exec, false>{a, b, idx, p * bits, mask});
+        std::swap(a, b);
+      }
+    }
+    return finishSparse(names, exec, src, output, n, IndexOrder<Exec>{idx});
+  } else {
+    using T = Tagged<Key>;
+    Kokkos::View<T*, Mem> a(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_a")),
+                            n);
+    Kokkos::View<T*, Mem> b(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_b")),
+                            n);
+    // A key that is not ordered by operator< (a floating-point NaN, or
+    // k < k) has no place in the sorted order: an error, not a silent group.
+    i64 unordered = 0;
+    Kokkos::parallel_reduce(
+        names("sort_fill"), Range<Exec>(exec, 0, n),
+        KOKKOS_LAMBDA(const i64 i, i64& bad) {
+          const Key k = src.key(src.element(i, 0));
+          if constexpr (std::is_floating_point_v<Key>) {
+            if (!(k == k)) ++bad;
+          }
+          if (k < k) ++bad;
+          a(i).key = k;
+          a(i).idx = i;
+        },
+        unordered);
+    if (unordered > 0)
+      sieve::Impl::fail(fn, std::to_string(unordered) +
+                                " element key(s) are not ordered by operator< (NaN, or k < k); "
+                                "the keys need a strict weak order; nothing was written");
+    i64 disagreed = 0;
+    const auto r = mergeSort(exec, names, a, b, n, TaggedLess{}, &disagreed);
+    if (disagreed > 0)
+      sieve::Impl::fail(fn,
+                        "the keys' operator< is not a strict weak order (the sort's merge "
+                        "pieces disagreed " +
+                            std::to_string(disagreed) + " time(s)); nothing was written");
+    return finishSparse(names, exec, src, output, n, TaggedOrder<std::decay_t<decltype(r)>>{r});
+  }
+}
+
+/// scatter_sparse, checked types.
+template <class Exec, class In, class Out>
+SparseOf<Exec, In> scatterSparse(const sieve::Impl::Names& names, const Exec& exec, const In& input,
+                                 const Out& output) {
+  constexpr const char* fn = "sieve::keys::scatter_sparse";
+  using Src = typename InputOf<In>::source;
+  const Src src = InputOf<In>::make(input);
+  checkApartFromInput(fn, input, output);
+  const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
+  if constexpr (Src::kOneToOne) {
+    return sparseOfArray(names, exec, src, output);
+  } else {
+    const auto elems = materialize(exec, names, src);
+    using A =
+        ArraySource<std::decay_t<decltype(elems)>, MapperKey<std::decay_t<decltype(src.mapper)>>>;
+    return sparseOfArray(
+        names, exec, A{elems, MapperKey<std::decay_t<decltype(src.mapper)>>{src.mapper}}, output);
+  }
+}
+
+/// count_elements: the elements of an input, without storing them.
+template <class Exec, class In>
+i64 countElements(const sieve::Impl::Names& names, const Exec& exec, const In& input) {
+  using Src = typename InputOf<In>::source;
+  const Src src = InputOf<In>::make(input);
+  if constexpr (Src::kOneToOne) {
+    return src.records();
+  } else {
+    const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
+    i64 n = 0, negative = 0;
+    Kokkos::parallel_reduce(
+        names("count"), Range<Exec>(exec, 0, src.records()),
+        KOKKOS_LAMBDA(const i64 i, i64& sum) {
+          const int m = src.count(i);
+          sum += m < 0 ? 0 : m;
+        },
+        n);
+    Kokkos::parallel_reduce(
+        names("negative_counts"), Range<Exec>(exec, 0, src.records()),
+        KOKKOS_LAMBDA(const i64 i, i64& sum) { sum += src.count(i) < 0 ? 1 : 0; }, negative);
+    if (negative > 0)
+      sieve::Impl::fail("sieve::keys::count_elements",
+                        "the mapper's count(i) is negative for " + std::to_string(negative) +
+                            " record(s); a record has 0 or more elements");
+    return n;
+  }
+}
+
+} // namespace Impl
+} // namespace keys
+} // namespace sieve

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve — sieve::reserve: have Kokkos allocate, at setup, the buffers it keeps
+// per execution space for the portable kernels, so that no later Sieve call
+// given its scratch allocates anything, the first one included.
+#pragma once
+
+#include <sieve/compact.hpp>
+#include <sieve/reorder.hpp>
+#include <sieve/scan.hpp>
+#include <sieve/trigger.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace sieve {
+
+namespace Impl {
+template <class Exec, class T, class In, class Out>
+void reserveScans(const Names& names, const Exec& exec, const In& in, const Out& out) {
+  Kokkos::View<T*, typename Exec::memory_space> sums(Kokkos::view_alloc(exec, names("block_sums")),
+                                                     scan_scratch_size<T>(extent64(in)));
+  inclusive_scan(names.prefix, exec, in, out, sums);
+  exclusive_scan(names.prefix, exec, in, out, T(0), sums);
+}
+} // namespace Impl
+
+/// Runs every kernel shape of Sieve's portable face once, on a small problem
+/// of its own, so that Kokkos allocates now the buffers it keeps per execution
+/// space and otherwise allocates lazily in the first kernel that needs them
+/// (team scratch, reduction buffers: "Kokkos::Serial::scratch_mem" and the
+/// like). After it, the calls given their scratch allocate nothing from the
+/// first one on, on every space whose buffers do not grow with the problem
+/// size (Serial, OpenMP, Threads; on GPU spaces Kokkos' reduction buffers may
+/// still grow for a larger n on the portable face, i.e. strided Views). Call it
+/// once per process and space at setup, before capturing or timing. O(1)
+/// work (about 4 000 samples); allocates and frees its own Views; fences
+/// `exec`. Throws what Kokkos' allocations throw.
+template <class ExecSpace>
+std::enable_if_t<Impl::kIsExec<ExecSpace>> reserve(const ExecSpace& exec) {
+  using Dev = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
+  const Impl::Names names("", "sieve::reserve");
+  const std::int64_t n = 2 * Tuning::Portable::kScanBlock + 33; // two full blocks and a tail
+  // Every array twice: contiguous (the native face where there is one) and
+  // strided (the portable face on every space).
+  Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Dev> mask2(names("mask"), n, 2);
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, Dev> i32(names("int32"), n, 6);
+  Kokkos::View<double**, Kokkos::LayoutRight, Dev> f64(names("double"), n, 2);
+  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Dev> i64(names("int64"), n, 2);
+  Kokkos::View<std::uint8_t*, Dev> mask(names("mask"), n);
+  Kokkos::View<std::int32_t*, Dev> perm(names("perm"), n), inv(names("inv"), n),
+      map(names("map"), n);
+  Kokkos::View<std::uint32_t, Dev> count(names("count")), span(names("span"));
+  Kokkos::View<std::uint32_t, Dev> unconditional;
+  Kokkos::View<unsigned char*, Dev> scratch(names("scratch"), reorder_scratch_bytes(n, 8));
+  Trigger<typename ExecSpace::memory_space> trig("reserve", 0.5f);
+  const auto all = Kokkos::ALL;
+  const auto smask = Kokkos::subview(mask2, all, 0);
+  const auto sperm = Kokkos::subview(i32, all, 0), sinv = Kokkos::subview(i32, all, 1);
+  const auto smap = Kokkos::subview(i32, all, 2);
+  const auto sx = Kokkos::subview(f64, all, 0);
+  Kokkos::parallel_for(
+      names("identity"), Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        mask(i) = smask(i) = static_cast<std::uint8_t>(i % 3 == 0);
+        perm(i) = inv(i) = sperm(i) = sinv(i) = static_cast<std::int32_t>(i);
+      });
+  Kokkos::deep_copy(exec, trig.span, static_cast<std::uint32_t>(n));
+  Kokkos::deep_copy(exec, span, static_cast<std::uint32_t>(n));
+  for (int strided = 0; strided < 2; ++strided) {
+    if (strided) {
+      compact(names.prefix, exec, smask, smap, count, scratch, trig);
+      reorder(names.prefix, exec, smask, sperm, sinv, smap, count, span, unconditional, scratch,
+              smask, sx);
+      restore(names.prefix, exec, sperm, sinv, scratch, smask, sx);
+    } else {
+      compact(names.prefix, exec, mask, map, count, scratch, trig);
+      reorder(names.prefix, exec, mask, perm, inv, map, count, span, unconditional, scratch, mask);
+      restore(names.prefix, exec, perm, inv, scratch, mask);
+    }
+    Kokkos::deep_copy(exec, span, static_cast<std::uint32_t>(n));
+  }
+  // Scans of 4- and 8-byte elements, contiguous and strided.
+  Impl::reserveScans<ExecSpace, std::int32_t>(names, exec, Kokkos::subview(i32, all, 3),
+                                              Kokkos::subview(i32, all, 4));
+  Impl::reserveScans<ExecSpace, std::int32_t>(names, exec, map, perm);
+  Impl::reserveScans<ExecSpace, std::int64_t>(names, exec, Kokkos::subview(i64, all, 0),
+                                              Kokkos::subview(i64, all, 1));
+  Impl::reserveScans<ExecSpace, double>(names, exec, sx, Kokkos::subview(f64, all, 1));
+  Impl::fence(exec, "reserve: done");
+}
+
+/// sieve::reserve on a default instance of ExecSpace.
+template <class ExecSpace = Kokkos::DefaultExecutionSpace>
+void reserve() {
+  reserve(ExecSpace{});
+}
+
+} // namespace sieve

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve benchmark — sieve::keys on the host (Kokkos::OpenMP, or the default
+// host space): 2^24 elements of 8 bytes (an int32 key, an int32 record id)
+// with 2^16 dense keys (uniform), against, in the same run:
+//   - Kokkos::BinSort (BinOp1D, one bin per key) of the keys, its permutation
+//     then applied to the elements (BinSort::sort(elements)): the peer of
+//     scatter_dense (not stable: its order within a key depends on the
+//     schedule; scatter_dense's does not),
+//   - Kokkos::sort of (key << 32 | index) words (a sort by key giving the
+//     permutation), then the elements gathered by it: the peer of
+//     scatter_sparse,
+//   - a deep_copy of the same elements (the copy limit).
+// Variants are interleaved, best of --reps repetitions (harness.hpp).
+//
+//   sieve_bench_keys [--n N] [--keys K] [--reps R]
+#include <sieve/sieve.hpp>
+
+#include "harness.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Sort.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+using HostExec = Kokkos::DefaultHostExecutionSpace;
+using Mem = HostExec::memory_space;
+using i64 = std::int64_t;
+using Range = Kokkos::RangePolicy<HostExec, Kokkos::IndexType<i64>>;
+
+namespace {
+
+struct Elem {
+  std::int32_t k;
+  std::int32_t rec;
+  KOKKOS_INLINE_FUNCTION std::int32_t key() const { return k; }
+};
+
+KOKKOS_INLINE_FUNCTION std::int32_t keyOf(i64 i, i64 keys) {
+  std::uint64_t x = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL + 12345u;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 29;
+  return static_cast<std::int32_t>(x % static_cast<std::uint64_t>(keys));
+}
+
+volatile i64 g_sink = 0;
+
+/// Whether the elements are in ascending key order (and, if `stable`, in
+/// record order within a key).
+bool sorted(const Kokkos::View<Elem*, Mem>& v, bool stable) {
+  for (std::size_t i = 1; i < v.extent(0); ++i) {
+    if (v(i - 1).k > v(i).k) return false;
+    if (stable && v(i - 1).k == v(i).k && v(i - 1).rec > v(i).rec) return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char* argv[]) {
+  i64 n = i64(1) << 24;
+  i64 K = i64(1) << 16;
+  int reps = 5;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--n" && i + 1 < argc) n = std::atoll(argv[++i]);
+    else if (a == "--keys" && i + 1 < argc) K = std::atoll(argv[++i]);
+    else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+  }
+  sieve_bench::keepFreedPages();
+  Kokkos::initialize(argc, argv);
+  {
+    const HostExec exec;
+    std::printf(
+        "sieve::keys benchmark: n = %lld elements of %d bytes, %lld dense keys, %s with "
+        "%d threads, Kokkos %d, best of %d\n\n",
+        static_cast<long long>(n), static_cast<int>(sizeof(Elem)), static_cast<long long>(K),
+        HostExec::name(), static_cast<int>(exec.concurrency()), KOKKOS_VERSION, reps);
+    using Elems = Kokkos::View<Elem*, Mem>;
+    using Keys = Kokkos::View<std::int32_t*, Mem>;
+    Elems in(Kokkos::view_alloc(Kokkos::WithoutInitializing, "in"), n);
+    Elems out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out"), n);
+    Elems work(Kokkos::view_alloc(Kokkos::WithoutInitializing, "work"), n);
+    Keys keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "keys"), n);
+    Kokkos::View<std::uint64_t*, Mem> packed(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "packed"), n);
+    const i64 nk = K;
+    Kokkos::parallel_for(
+        "init", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+          in(i) = Elem{keyOf(i, nk), static_cast<std::int32_t>(i)};
+          keys(i) = in(i).k;
+          out(i) = Elem{0, 0};
+          work(i) = Elem{0, 0};
+          packed(i) = 0;
+        });
+    exec.fence();
+    const double bytes = 2.0 * static_cast<double>(n) * sizeof(Elem);
+
+    sieve_bench::printHeader();
+    sieve_bench::Case dense;
+    dense.name = "dense scatter";
+    dense.baseline = "deep_copy (same bytes)";
+    dense.subject = "sieve::keys::scatter_dense";
+    dense.variants.push_back({"deep_copy (same bytes)",
+                              [&] {
+                                Kokkos::deep_copy(exec, out, in);
+                                exec.fence();
+                              },
+                              {},
+                              bytes});
+    dense.variants.push_back({"sieve::keys::scatter_dense",
+                              [&] {
+                                const auto k = sieve::keys::scatter_dense(
+                                    exec, in, std::int32_t(0), std::int32_t(nk - 1), out);
+                                g_sink = g_sink + k.num_keys();
+                              },
+                              {}});
+    dense.variants.push_back({"scatter_dense, range computed",
+                              [&] {
+                                const auto k = sieve::keys::scatter_dense(exec, in, out);
+                                g_sink = g_sink + k.num_keys();
+                              },
+                              {}});
+    dense.variants.push_back(
+        {"Kokkos::BinSort + permute",
+         [&] {
+           using Op = Kokkos::BinOp1D<Keys>;
+           Kokkos::BinSort<Keys, Op> bs(
+               keys, Op(static_cast<int>(nk - 1), 0, static_cast<std::int32_t>(nk - 1)), false);
+           bs.create_permute_vector();
+           bs.sort(work); // applies the permutation to the elements
+           exec.fence();
+         },
+         [&] {
+           Kokkos::deep_copy(exec, work, in);
+           exec.fence();
+         }});
+    sieve_bench::runCase(dense, reps);
+    sieve_bench::printCase(dense);
+
+    sieve_bench::Case sparse;
+    sparse.name = "sparse scatter";
+    sparse.baseline = "deep_copy (same bytes)";
+    sparse.subject = "sieve::keys::scatter_sparse";
+    sparse.variants.push_back({"deep_copy (same bytes)",
+                               [&] {
+                                 Kokkos::deep_copy(exec, out, in);
+                                 exec.fence();
+                               },
+                               {},
+                               bytes});
+    sparse.variants.push_back({"sieve::keys::scatter_sparse",
+                               [&] {
+                                 const auto k = sieve::keys::scatter_sparse(exec, in, out);
+                                 g_sink = g_sink + k.num_keys();
+                               },
+                               {}});
+    sparse.variants.push_back(
+        {"Kokkos::sort (key,index) + gather",
+         [&] {
+           Kokkos::parallel_for(
+               "pack", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+                 packed(i) =
+                     (static_cast<std::uint64_t>(static_cast<std::uint32_t>(in(i).k)) << 32) |
+                     static_cast<std::uint64_t>(i);
+               });
+           exec.fence();
+           Kokkos::sort(packed);
+           Kokkos::parallel_for(
+               "gather", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 p) {
+                 work(p) = in(static_cast<i64>(packed(p) & 0xffffffffu));
+               });
+           exec.fence();
+         },
+         {}});
+    sieve_bench::runCase(sparse, reps);
+    sieve_bench::printCase(sparse);
+
+    // The outputs: scatter_dense and scatter_sparse are stable sorts.
+    sieve::keys::scatter_dense(exec, in, out);
+    const bool denseOk = sorted(out, true);
+    sieve::keys::scatter_sparse(exec, in, out);
+    const bool sparseOk = sorted(out, true);
+    Kokkos::deep_copy(exec, work, in);
+    {
+      using Op = Kokkos::BinOp1D<Keys>;
+      Kokkos::BinSort<Keys, Op> bs(
+          keys, Op(static_cast<int>(nk - 1), 0, static_cast<std::int32_t>(nk - 1)), false);
+      bs.create_permute_vector();
+      bs.sort(work);
+      exec.fence();
+    }
+    std::printf("outputs: scatter_dense %s, scatter_sparse %s, BinSort by key %s, stable %s\n",
+                denseOk ? "stable" : "WRONG", sparseOk ? "stable" : "WRONG",
+                sorted(work, false) ? "yes" : "NO", sorted(work, true) ? "yes" : "no");
+    const auto* sd = sieve_bench::find(dense, "sieve::keys::scatter_dense");
+    const auto* bs = sieve_bench::find(dense, "Kokkos::BinSort + permute");
+    const auto* cp = sieve_bench::find(dense, "deep_copy (same bytes)");
+    const auto* ss = sieve_bench::find(sparse, "sieve::keys::scatter_sparse");
+    const auto* ks = sieve_bench::find(sparse, "Kokkos::sort (key,index) + gather");
+    std::printf(
+        "ratios: scatter_dense / BinSort = %.2f, scatter_dense / copy = %.2f, "
+        "scatter_sparse / Kokkos::sort = %.2f, scatter_sparse / copy = %.2f\n",
+        sd->best / bs->best, sd->best / cp->best, ss->best / ks->best, ss->best / cp->best);
+  }
+  Kokkos::finalize();
+  return 0;
+}
