@@ -5,7 +5,7 @@
 #   scripts/setup.sh [--build-dir DIR] [--no-cuda] [--no-build] [--plot]
 #                    [--sanitize | --fuzz]
 #
-# 1. Installs what is missing: cmake, g++, make, GoogleTest, tar, gzip
+# 1. Installs what is missing: cmake, g++, make, GoogleTest, tar, gzip, Open MPI
 #    (Debian packages; sudo when not root). With --plot also python3-matplotlib,
 #    which only scripts/plot_bench.py (the benchmark pictures) needs.
 # 2. Finds Kokkos: $Kokkos_ROOT if set; else the Kokkos this script built before
@@ -59,6 +59,8 @@ as_root() {
 # --- 1. packages --------------------------------------------------------------------
 need=()
 pkgs=(cmake g++ make libgtest-dev tar gzip)
+# MPI for the distributed face (Sieve::mpi) and its tests (mpiexec): Open MPI.
+[ "$variant" = fuzz ] || pkgs+=(libopenmpi-dev openmpi-bin)
 [ "$plot" -eq 0 ] || pkgs+=(python3-matplotlib)
 [ "$variant" != fuzz ] || pkgs+=(clang libomp-dev)
 if [ "$variant" != default ]; then

@@ -25,3 +25,6 @@ step(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_BUILD_TYPE=R
      -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 step(${WORK_DIR}/build/downstream)
+if(EXISTS ${WORK_DIR}/build/downstream_mpi)
+  step(${WORK_DIR}/build/downstream_mpi) # MPI's singleton start: one rank, no mpiexec
+endif()

@@ -8,7 +8,7 @@ No Spack needed: the package is byte-compiled (valid Python), then executed with
 stand-ins for the Spack modules it imports, which record its directives. Checked:
   - the repository: spack/spack_repo/<namespace>/repo.yaml names that namespace;
   - versions: `main` from git, and the project(VERSION) of CMakeLists.txt;
-  - variants: openmp, serial (Kokkos' backends), cuda + cuda_arch (CudaPackage);
+  - variants: openmp, serial (Kokkos' backends), cuda + cuda_arch (CudaPackage), mpi;
   - dependencies: kokkos@<the minimum CMakeLists.txt takes>:, kokkos+X when +X
     for each backend, cuda_arch forwarded to Kokkos, conditions on Kokkos itself
     with requires() (+cuda_lambda), and no dependency of sieve on itself;
@@ -129,11 +129,11 @@ class _Dep:
 
 
 class FakeSpec:
-    def __init__(self, openmp, serial, cuda, cuda_arch=("none",)):
-        self.flags = {"openmp": openmp, "serial": serial, "cuda": cuda}
+    def __init__(self, openmp, serial, cuda, mpi, cuda_arch=("none",)):
+        self.flags = {"openmp": openmp, "serial": serial, "cuda": cuda, "mpi": mpi}
         self.variants = {k: _Variant(v) for k, v in self.flags.items()}
         self.variants["cuda_arch"] = _Variant(tuple(cuda_arch))
-        self.deps = {n: _Dep(n) for n in ("kokkos", "cuda", "cmake")}
+        self.deps = {n: _Dep(n) for n in ("kokkos", "cuda", "cmake", "mpi")}
 
     def satisfies(self, constraint):
         for tok in constraint.split():
@@ -212,6 +212,7 @@ def main():
     for v in ("openmp", "serial"):
         check(v in variants and isinstance(variants[v].get("default"), bool), f"variant {v} (a Kokkos backend)")
     check(hasattr(cls, "cuda_arch_values"), "variants cuda, cuda_arch from CudaPackage")
+    check("mpi" in variants and isinstance(variants["mpi"].get("default"), bool), "variant mpi (the distributed face)")
     backends = ["openmp", "serial", "cuda"]
 
     deps = [(a[0], k.get("when"), k.get("type")) for a, k in calls("depends_on")]
@@ -219,6 +220,7 @@ def main():
     check((f"kokkos@{kokkos_min}:", None, None) in deps, f"depends_on('kokkos@{kokkos_min}:') (CMakeLists.txt's minimum)")
     for b in backends:
         check((f"kokkos+{b}", f"+{b}", None) in deps, f"depends_on('kokkos+{b}', when='+{b}')")
+    check(("mpi", "+mpi", None) in deps, "depends_on('mpi', when='+mpi'): the distributed face's MPI")
     check(("kokkos~cuda", "~cuda", None) in deps, "depends_on('kokkos~cuda', when='~cuda'): the native CUDA face iff Kokkos' CUDA")
     check(all((f"kokkos+cuda cuda_arch={a}", f"+cuda cuda_arch={a}", None) in deps for a in CUDA_ARCH_VALUES),
           "cuda_arch forwarded to Kokkos for every CudaPackage value")
@@ -234,9 +236,9 @@ def main():
           f"CMakeLists.txt options found: {sorted(opts)}")
     check("BUILD_TESTING" in cmakelists, "CMakeLists.txt follows BUILD_TESTING")
     cases = [
-        dict(openmp=True, serial=True, cuda=False, run_tests=False),
-        dict(openmp=False, serial=True, cuda=False, run_tests=True),
-        dict(openmp=True, serial=False, cuda=True, cuda_arch=("90",), run_tests=True),
+        dict(openmp=True, serial=True, cuda=False, mpi=True, run_tests=False),
+        dict(openmp=False, serial=True, cuda=False, mpi=False, run_tests=True),
+        dict(openmp=True, serial=False, cuda=True, mpi=True, cuda_arch=("90",), run_tests=True),
     ]
     for case in cases:
         run_tests = case.pop("run_tests")
@@ -262,6 +264,7 @@ def main():
         check(not missing, f"[{label}] every SIEVE_ENABLE_* decided (missing: {missing})")
         want = {"SIEVE_ENABLE_OPENMP": "ON" if case["openmp"] else "OFF",
                 "SIEVE_ENABLE_CUDA": "ON" if case["cuda"] else "OFF",
+                "SIEVE_ENABLE_MPI": "ON" if case["mpi"] else "OFF",
                 "SIEVE_ENABLE_TESTS": "ON" if run_tests else "OFF",
                 "BUILD_TESTING": "ON" if run_tests else "OFF",
                 "Kokkos_ROOT": "/opt/kokkos"}

@@ -13,6 +13,9 @@
 //   sieve::set_debug_checks                   costly validations on (perm / inv)
 //   sieve::reserve                            Kokkos' lazily allocated buffers, at setup
 //
+// Not included here (it needs MPI): <sieve/mpi.hpp>, the distributed face
+// (sieve::mpi::compact / findall / rebalance; CMake target Sieve::mpi).
+//
 // Every entry point takes an optional label (naming its Kokkos Tools region
 // and prefixing its kernel and allocation labels), then an execution-space
 // instance, and is asynchronous on it; the overload without an instance runs

@@ -44,12 +44,16 @@ class Sieve(CMakePackage, CudaPackage):
     variant("openmp", default=True, description="Kokkos' OpenMP backend and Sieve's OpenMP host twins")
     variant("serial", default=True, description="Kokkos' Serial backend")
     # cuda and cuda_arch come from CudaPackage: the native CUDA face and Kokkos' CUDA.
+    variant("mpi", default=True,
+            description="The distributed face (Sieve::mpi, sieve/mpi.hpp): global compaction "
+                        "offsets and rebalancing across MPI ranks")
 
     depends_on("cxx", type="build")
     depends_on("cmake@3.16:", type="build")
     depends_on("googletest", type="test")
 
     depends_on("kokkos@3.4:")
+    depends_on("mpi", when="+mpi")
     for _backend in ("openmp", "serial", "cuda"):
         depends_on(f"kokkos+{_backend}", when=f"+{_backend}")
     # The native CUDA face is built exactly when Kokkos has CUDA.
@@ -72,6 +76,7 @@ class Sieve(CMakePackage, CudaPackage):
             self.define("Kokkos_ROOT", kokkos.prefix),
             self.define_from_variant("SIEVE_ENABLE_OPENMP", "openmp"),
             self.define("SIEVE_ENABLE_CUDA", "ON" if spec.satisfies("+cuda") else "OFF"),
+            self.define("SIEVE_ENABLE_MPI", "ON" if spec.satisfies("+mpi") else "OFF"),
             self.define("BUILD_TESTING", self.run_tests),
             self.define("SIEVE_ENABLE_TESTS", self.run_tests),
             self.define("SIEVE_ENABLE_BENCHMARKS", False),
@@ -111,6 +116,10 @@ class Sieve(CMakePackage, CudaPackage):
         if "ok" not in out:
             raise InstallError(f"Sieve's smoke test failed: {out}")
         print(out.strip())
+        if self.spec.satisfies("+mpi"):
+            # The distributed face, as one rank (MPI's singleton start, no launcher).
+            consumer = Executable(join_path(build_dir, "downstream_mpi"))
+            print(consumer(output=str, error=str, extra_env={"OMP_PROC_BIND": "false"}).strip())
 
     @run_after("install")
     @on_package_attributes(run_tests=True)

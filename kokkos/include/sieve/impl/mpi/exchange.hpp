@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve (internal) — what the distributed calls share: MPI checks, the
+// agreement on failure before anything is exchanged, the host staging of
+// device buffers, and the pack / unpack kernels of a rebalance.
+#pragma once
+
+#include <sieve/core/distribute.hpp>
+#include <sieve/core/elem.hpp>
+#include <sieve/impl/common.hpp>
+
+#include <mpi.h>
+#include <Kokkos_Core.hpp>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h> // MPIX_CUDA_AWARE_SUPPORT
+#endif
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sieve {
+namespace mpi {
+namespace Impl {
+
+using sieve::Impl::fail;
+
+/// An MPI call's error code as an exception (under MPI_ERRORS_RETURN; the
+/// default handler aborts the job first).
+inline void check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw std::runtime_error(std::string("sieve::mpi: ") + what + " failed: " + text);
+}
+
+/// MPI is usable and `comm` is an intracommunicator. Checked before any
+/// collective: a rank that fails here cannot take part in the agreement, so
+/// these are the only errors that are not agreed (every rank passes the same
+/// communicator, so they fail together).
+inline void checkComm(const char* fn, MPI_Comm comm) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (!init || fin)
+    fail(fn,
+         "MPI is not initialized or already finalized; the calls run between MPI_Init and "
+         "MPI_Finalize");
+  if (comm == MPI_COMM_NULL) fail(fn, "comm is MPI_COMM_NULL; give the ranks' communicator");
+  int inter = 0;
+  check(MPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
+  if (inter) fail(fn, "comm is an intercommunicator; the calls take an intracommunicator");
+}
+
+inline int commSize(MPI_Comm comm) {
+  int p = 0;
+  check(MPI_Comm_size(comm, &p), "MPI_Comm_size");
+  return p;
+}
+
+inline int commRank(MPI_Comm comm) {
+  int r = 0;
+  check(MPI_Comm_rank(comm, &r), "MPI_Comm_rank");
+  return r;
+}
+
+/// A local step that may throw: its exception is kept until every rank knows
+/// whether some rank failed (then every rank throws, none hangs).
+struct Attempt {
+  std::exception_ptr error;
+  template <class F>
+  void run(F&& f) {
+    if (error) return;
+    try {
+      f();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  bool failed() const { return static_cast<bool>(error); }
+};
+
+/// After the ranks agreed that `failedRank` (the lowest failing rank) failed:
+/// that rank rethrows its own exception, the others throw
+/// std::invalid_argument naming it.
+[[noreturn]] inline void throwAgreed(const char* fn, const Attempt& mine, int failedRank, int p,
+                                     const char* when) {
+  if (mine.failed()) std::rethrow_exception(mine.error);
+  fail(fn, "rank " + std::to_string(failedRank) + " of " + std::to_string(p) +
+               " threw (its exception says why) " + when +
+               "; this rank's arguments were valid. Every rank throws; nothing was exchanged");
+}
+
+/// The lowest failing rank (p when none), agreed in one collective.
+inline int agreeFailure(MPI_Comm comm, const Attempt& mine, int rank, int p) {
+  int key = mine.failed() ? p - rank : 0, top = 0;
+  check(MPI_Allreduce(&key, &top, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  return p - top;
+}
+
+/// One counting call's global answer: sums over every rank and the sums over
+/// the ranks before this one, of `k` int64 values, with the failure agreed in
+/// the same round (three non-blocking collectives in flight together).
+struct Tally {
+  std::vector<std::int64_t> sums, before;
+  int failedRank = 0;
+};
+
+inline Tally tally(MPI_Comm comm, const Attempt& mine, std::vector<std::int64_t> values) {
+  const int p = commSize(comm), rank = commRank(comm);
+  if (mine.failed()) values.assign(values.size(), 0);
+  const int k = static_cast<int>(values.size());
+  Tally t;
+  t.sums.assign(values.size(), 0);
+  t.before.assign(values.size(), 0);
+  int key = mine.failed() ? p - rank : 0, top = 0;
+  MPI_Request req[3];
+  check(MPI_Iallreduce(values.data(), t.sums.data(), k, MPI_INT64_T, MPI_SUM, comm, &req[0]),
+        "MPI_Iallreduce");
+  check(MPI_Iexscan(values.data(), t.before.data(), k, MPI_INT64_T, MPI_SUM, comm, &req[1]),
+        "MPI_Iexscan");
+  check(MPI_Iallreduce(&key, &top, 1, MPI_INT, MPI_MAX, comm, &req[2]), "MPI_Iallreduce");
+  check(MPI_Waitall(3, req, MPI_STATUSES_IGNORE), "MPI_Waitall");
+  if (rank == 0) t.before.assign(values.size(), 0); // MPI_Exscan leaves rank 0's undefined
+  t.failedRank = p - top;
+  return t;
+}
+
+/// Whether MPI reads and writes memory of space `Mem` itself (host memory, or
+/// CUDA memory under a CUDA-aware Open MPI, asked at run time); otherwise the
+/// exchange stages through host buffers.
+template <class Mem>
+bool mpiReads() {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible) {
+    return true;
+  } else {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    if constexpr (std::is_same_v<typename Mem::execution_space, Kokkos::Cuda>)
+      return MPIX_Query_cuda_support() == 1;
+#endif
+    return false;
+  }
+}
+
+/// The exchange datatype: `unit` contiguous bytes, freed with the object.
+class UnitType {
+ public:
+  explicit UnitType(std::uint64_t unit) {
+    check(MPI_Type_contiguous(static_cast<int>(unit), MPI_BYTE, &type_), "MPI_Type_contiguous");
+    check(MPI_Type_commit(&type_), "MPI_Type_commit");
+  }
+  ~UnitType() { MPI_Type_free(&type_); }
+  UnitType(const UnitType&) = delete;
+  UnitType& operator=(const UnitType&) = delete;
+  MPI_Datatype get() const { return type_; }
+
+ private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+};
+
+/// The block holding position i of the packed (or unpacked) order: the last
+/// block whose `first` is <= i (blocks in ascending `first`, none empty).
+template <class Blocks>
+KOKKOS_INLINE_FUNCTION int blockOf(const Blocks& blocks, int count, std::int64_t i) {
+  int lo = 0, hi = count - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (blocks(mid).first <= i) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/// One plane as the pack and unpack kernels see it: its bytes, its element
+/// size and where its segment starts in a block (bytes per sample before it).
+struct PlaneBytes {
+  unsigned char* data;
+  std::int64_t before;
+  std::uint32_t elem;
+};
+
+/// Move element `si` of `src` to element `di` of `dst` as one word of the
+/// plane's element size.
+KOKKOS_INLINE_FUNCTION void moveElem(std::uint32_t elem, unsigned char* dst, std::int64_t di,
+                                     const unsigned char* src, std::int64_t si) {
+  using namespace sieve::Impl;
+  switch (elem) {
+  case 1: dst[di] = src[si]; break;
+  case 2: reinterpret_cast<Bytes2*>(dst)[di] = reinterpret_cast<const Bytes2*>(src)[si]; break;
+  case 4: reinterpret_cast<Bytes4*>(dst)[di] = reinterpret_cast<const Bytes4*>(src)[si]; break;
+  case 8: reinterpret_cast<Bytes8*>(dst)[di] = reinterpret_cast<const Bytes8*>(src)[si]; break;
+  default: reinterpret_cast<Bytes16*>(dst)[di] = reinterpret_cast<const Bytes16*>(src)[si]; break;
+  }
+}
+
+/// Pack every plane of survivor i (sample map(i)) into its block, at
+/// position i - block.first of each plane's segment.
+template <int N, class Map, class Blocks>
+struct PackPlanes {
+  Kokkos::Array<PlaneBytes, N> planes;
+  Map map;
+  Blocks blocks;
+  int count;
+  unsigned char* buffer;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    const sieve::Impl::ExchangeBlock& b = blocks(blockOf(blocks, count, i));
+    const std::int64_t from = map(i), to = i - b.first;
+    unsigned char* block = buffer + b.byteBegin;
+    for (int j = 0; j < N; ++j)
+      moveElem(planes[j].elem, block + b.samples * planes[j].before, to, planes[j].data, from);
+  }
+};
+
+/// Unpack every plane of new local sample i from its block: in the receive
+/// buffer, or in the send buffer for the block this rank kept (`self`).
+template <int N, class Blocks>
+struct UnpackPlanes {
+  Kokkos::Array<PlaneBytes, N> planes;
+  Blocks blocks;
+  int count;
+  int self;
+  const unsigned char* recv;
+  const unsigned char* send;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    const sieve::Impl::ExchangeBlock& b = blocks(blockOf(blocks, count, i));
+    const unsigned char* block = (b.rank == self ? send : recv) + b.byteBegin;
+    const std::int64_t from = i - b.first;
+    for (int j = 0; j < N; ++j)
+      moveElem(planes[j].elem, planes[j].data, i, block + b.samples * planes[j].before, from);
+  }
+};
+
+/// A View of at least `n` elements: `v` when it has them, else a new one
+/// (the old one freed first). Grow-only: a workspace keeps its largest size.
+template <class V>
+void ensure(V& v, std::size_t n, const std::string& label) {
+  if (v.extent(0) >= n && v.data() != nullptr) return;
+  v = V();
+  v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+}
+
+/// Copy a plan's blocks into `d` (grown to hold them), on `exec`.
+template <class Exec, class D>
+void uploadBlocks(const Exec& exec, D& d, const std::string& label,
+                  const std::vector<sieve::Impl::ExchangeBlock>& blocks) {
+  ensure(d, std::max<std::size_t>(blocks.size(), 1), label);
+  auto h = Kokkos::create_mirror_view(d);
+  for (std::size_t i = 0; i < blocks.size(); ++i) h(i) = blocks[i];
+  Kokkos::deep_copy(exec, d, h);
+  exec.fence(); // h may be a temporary host copy
+}
+
+} // namespace Impl
+} // namespace mpi
+} // namespace sieve

@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve — the distributed face (component Sieve::mpi, SIEVE_HAVE_MPI): global
+// answers over the ranks of an MPI communicator, each rank compacting its own
+// samples on its own execution space.
+//
+//   Global mpi::compact([label,] exec, comm, mask[, polarity], index_map, count, scratch[,
+//   trigger]) FindallResult<View> mpi::findall([label,] exec, comm, mask) FindallResult<View>
+//   mpi::findall([label,] exec, comm, pred, view) Global mpi::rebalance([label,] exec, comm, mask[,
+//   polarity], planes...)
+//
+// Global order: the ranks' samples one after another, rank 0's first. Every
+// call is collective over `comm` (every rank calls it, in the same order) and
+// blocking. A rank whose arguments are rejected, or whose local step throws,
+// still takes part in one agreement round before anything is exchanged: then
+// every rank throws (that rank its own exception, the others
+// std::invalid_argument naming it), and no rank hangs. Not agreed: MPI not
+// initialized, MPI_COMM_NULL or an intercommunicator (every rank passes the
+// same communicator, so they fail together) and MPI's own errors (its default
+// handler ends the job).
+//
+// Costs per call: compact / findall add one round of three non-blocking
+// collectives of a few int64 (MPI_Iallreduce x2 + MPI_Iexscan) after a host
+// read of the local count; rebalance adds one MPI_Allgather of four int64 per
+// rank, one MPI_Allreduce of an int, and one MPI_Alltoallv of the survivors'
+// plane bytes. docs/distributed.md has the design and its limits at scale.
+#pragma once
+
+#include <sieve/config.hpp>
+
+#include <sieve/compact.hpp>
+#include <sieve/findall.hpp>
+#include <sieve/impl/mpi/exchange.hpp>
+#include <sieve/reorder.hpp>
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace sieve {
+namespace mpi {
+
+/// Where this rank's samples stand in the global order after a call: its
+/// k-th (kept or held) sample is global sample `offset + k`, for k < `local`;
+/// `total` is the sum of `local` over the ranks.
+struct Global {
+  std::int64_t local = 0;
+  std::int64_t offset = 0;
+  std::int64_t total = 0;
+};
+
+/// What sieve::mpi::findall returns: the global linear indices of this
+/// rank's selected elements (ascending), where they stand among every rank's
+/// selected elements, and the elements (the positions the indices count).
+template <class View>
+struct FindallResult {
+  View indices;                    // global linear indices, int64
+  Global selected;                 // selected elements: indices.extent(0) == selected.local
+  std::int64_t element_offset = 0; // elements on the ranks before this one
+  std::int64_t elements = 0;       // elements on every rank
+};
+
+/// The buffers of sieve::mpi::rebalance, kept between calls: a call given a
+/// workspace allocates only what the workspace lacks (it grows to the largest
+/// call and never shrinks), so that steady-state calls allocate nothing but
+/// the planes that must grow. A cheap handle (View semantics); one call at a
+/// time per workspace. Without one, each call allocates and frees its own.
+template <class ExecSpace = Kokkos::DefaultExecutionSpace>
+class RebalanceWorkspace {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+  /// An empty workspace; `label` names its allocations ("<label>: sieve::mpi::rebalance::send",
+  /// ...). O(1).
+  explicit RebalanceWorkspace(const std::string& label = "") : label(label) {}
+
+  std::string label;
+  Kokkos::View<std::int32_t*, memory_space> map;
+  Kokkos::View<std::uint32_t, memory_space> count;
+  Kokkos::View<unsigned char*, memory_space> scratch, send, recv;
+  Kokkos::View<unsigned char*, Kokkos::HostSpace> hsend,
+      hrecv; // staging when MPI cannot read the space
+  Kokkos::View<sieve::Impl::ExchangeBlock*, memory_space> sends, recvs;
+};
+
+namespace Impl {
+
+using sieve::Impl::Names;
+
+/// The call's Kokkos Tools region.
+struct Region {
+  explicit Region(const std::string& name) { Kokkos::Profiling::pushRegion(name); }
+  ~Region() { Kokkos::Profiling::popRegion(); }
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+};
+
+template <class Exec, class Mask, class... Args>
+Global compactEntry(const std::string& label, const Exec& exec, MPI_Comm comm, const Mask& mask,
+                    const Args&... args) {
+  constexpr const char* fn = "sieve::mpi::compact";
+  constexpr std::size_t p = sieve::Impl::kLeadingPolarity<Args...> ? 1 : 0;
+  static_assert(sizeof...(Args) >= p + 3,
+                "sieve::mpi::compact: the arguments are compact([label,] exec, comm, mask[, "
+                "polarity], index_map, count, scratch[, trigger])");
+  checkComm(fn, comm);
+  const Region region(Names(label, fn).prefix);
+  Attempt mine;
+  std::int64_t local = 0;
+  mine.run([&] {
+    sieve::compact(label, exec, mask, args...);
+    if constexpr (sizeof...(Args) >= p + 3) {
+      std::uint32_t c = 0;
+      Kokkos::deep_copy(c, sieve::Impl::nth<p + 1>(args...)); // fences
+      local = c;
+    }
+  });
+  const Tally t = tally(comm, mine, {local});
+  if (t.failedRank < commSize(comm))
+    throwAgreed(fn, mine, t.failedRank, commSize(comm), "in its local compaction");
+  return Global{local, t.before[0], t.sums[0]};
+}
+
+/// Adds the rank's element offset to its local linear indices.
+template <class V>
+struct AddOffset {
+  V v;
+  std::int64_t offset;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { v(i) += offset; }
+};
+
+template <class First, class... Args>
+std::int64_t elementsOf(const First& first, const Args&... args) {
+  if constexpr (Kokkos::is_view<First>::value) return static_cast<std::int64_t>(first.size());
+  else return static_cast<std::int64_t>(sieve::Impl::nth<0>(args...).size());
+}
+
+template <class Exec, class First, class... Args>
+auto findallEntry(const std::string& label, const Exec& exec, MPI_Comm comm, const First& first,
+                  const Args&... args) {
+  constexpr const char* fn = "sieve::mpi::findall";
+  using Result = decltype(sieve::findall(exec, first, args..., sieve::linear_indices));
+  static_assert(Kokkos::is_view<Result>::value,
+                "sieve::mpi::findall: it returns the global linear indices in a new View; "
+                "sieve::into is not one of its options");
+  checkComm(fn, comm);
+  const Region region(Names(label, fn).prefix);
+  Attempt mine;
+  Result indices;
+  std::int64_t elements = 0;
+  mine.run([&] {
+    indices = sieve::findall(label, exec, first, args..., sieve::linear_indices);
+    elements = elementsOf(first, args...);
+  });
+  const std::int64_t local = static_cast<std::int64_t>(indices.extent(0));
+  const Tally t = tally(comm, mine, {local, elements});
+  const int p = commSize(comm);
+  if (t.failedRank < p) throwAgreed(fn, mine, t.failedRank, p, "in its local findall");
+  if (t.before[1] != 0 && local > 0) {
+    Kokkos::parallel_for(Names(label, fn)("offset"),
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, local),
+                         AddOffset<Result>{indices, t.before[1]});
+    exec.fence();
+  }
+  return FindallResult<Result>{indices, Global{local, t.before[0], t.sums[0]}, t.before[1],
+                               t.sums[1]};
+}
+
+/// What sieve::mpi::findall returns for these arguments.
+template <class Exec, class First, class... Args>
+using FindallReturn =
+    FindallResult<decltype(sieve::findall(std::declval<const Exec&>(), std::declval<const First&>(),
+                                          std::declval<const Args&>()..., sieve::linear_indices))>;
+
+/// Whether a plane's View type can be given a new allocation (managed, not
+/// strided).
+template <class V>
+inline constexpr bool kGrowable = !V::traits::memory_traits::is_unmanaged &&
+                                  !std::is_same_v<typename V::array_layout, Kokkos::LayoutStride>;
+
+/// The run-time checks of one plane; lowers `capacity` to the plane's extent
+/// when it cannot grow.
+template <class V>
+void checkPlane(const char* fn, std::int64_t n, std::size_t j, const V& v,
+                std::vector<sieve::Impl::ArrayBytes>& arrays, std::int64_t& capacity) {
+  const std::string name = "plane " + std::to_string(j);
+  const std::int64_t e = static_cast<std::int64_t>(v.extent(0));
+  if (e < n)
+    sieve::Impl::fail(fn, name + " has extent " + std::to_string(e) +
+                              "; every plane must hold the mask's n = " + std::to_string(n) +
+                              " samples");
+  if (!sieve::Impl::contiguous(v)) sieve::Impl::fail(fn, name + " must be contiguous (stride 1)");
+  constexpr std::size_t b = sizeof(sieve::Impl::ValueOf<V>);
+  if (e > 0) sieve::Impl::checkPtr(fn, v.data(), name.c_str(), b);
+  bool growable = false;
+  if constexpr (kGrowable<V>) growable = v.use_count() > 0;
+  if (!growable) capacity = std::min(capacity, e);
+  arrays.push_back(sieve::Impl::arrayBytes(name, v.data(), e, b));
+}
+
+template <class Tuple, class F, std::size_t... J>
+void forEachPlane(Tuple& t, F&& f, std::index_sequence<J...>) {
+  (f(std::integral_constant<std::size_t, J>{}, std::get<J>(t)), ...);
+}
+
+template <class Exec, class Mask, class... Planes>
+Global rebalanceRun(const std::string& label, const Exec& exec, MPI_Comm comm,
+                    RebalanceWorkspace<Exec>& ws, const Mask& mask, MaskPolarity polarity,
+                    Planes&... planes) {
+  constexpr const char* fn = "sieve::mpi::rebalance";
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  constexpr int N = static_cast<int>(sizeof...(Planes));
+  static_assert(N > 0,
+                "sieve::mpi::rebalance: give the planes to move after the mask (and polarity)");
+  static_assert((!std::is_const_v<Planes> && ...),
+                "sieve::mpi::rebalance: every plane must be a non-const View variable (an lvalue): "
+                "the call writes it, and gives it a new allocation when it is too short");
+  constexpr int bad = sieve::Impl::firstBadPlane<Exec, std::remove_const_t<Planes>...>();
+  static_assert(bad < 0,
+                "sieve::mpi::rebalance: every plane must be a writable rank-1 View of "
+                "trivially-copyable 1, 2, 4, 8 or 16-byte elements, accessible from the "
+                "execution space (on Kokkos < 4.4 a View of Kokkos::Array must be "
+                "LayoutRight)");
+  checkComm(fn, comm);
+  const Names names(label, fn);
+  const Names wsNames(ws.label, fn);
+  const Region region(names.prefix);
+  const int p = commSize(comm), rank = commRank(comm);
+  const std::vector<std::uint32_t> elem{
+      static_cast<std::uint32_t>(sizeof(sieve::Impl::ValueOf<Planes>))...};
+  const sieve::Impl::RecordLayout layout = sieve::Impl::recordLayout(elem);
+  auto refs = std::tie(planes...);
+  constexpr auto seq = std::index_sequence_for<Planes...>{};
+
+  // 1. Local: check the arguments, compact the mask, read the count.
+  Attempt mine;
+  std::int64_t kept = 0, capacity = std::numeric_limits<std::int64_t>::max();
+  mine.run([&] {
+    const std::int64_t n = sieve::Impl::extent64(mask);
+    sieve::Impl::checkSamples(fn, n, "mask.extent(0)");
+    std::vector<sieve::Impl::ArrayBytes> arrays;
+    forEachPlane(
+        refs, [&](auto j, auto& v) { checkPlane(fn, n, j, v, arrays, capacity); }, seq);
+    sieve::Impl::checkApart(fn, arrays, 0, true, "planes must not overlap; each is moved once");
+    ensure(ws.map, static_cast<std::size_t>(n), wsNames("index_map"));
+    ensure(ws.scratch, sieve::compact_scratch_bytes(n), wsNames("scratch"));
+    if (ws.count.data() == nullptr) ws.count = decltype(ws.count)(wsNames("count"));
+    sieve::compact(label, exec, mask, polarity, ws.map, ws.count, ws.scratch);
+    std::uint32_t c = 0;
+    Kokkos::deep_copy(c, ws.count); // fences
+    kept = c;
+  });
+
+  // 2. Agree: every rank's failure, count, plane set and room, in one round.
+  const std::uint64_t signature = sieve::Impl::planeSignature(elem);
+  const std::array<std::int64_t, 4> record{mine.failed() ? 1 : 0, kept,
+                                           static_cast<std::int64_t>(signature), capacity};
+  std::vector<std::int64_t> all(4 * static_cast<std::size_t>(p));
+  check(MPI_Allgather(record.data(), 4, MPI_INT64_T, all.data(), 4, MPI_INT64_T, comm),
+        "MPI_Allgather");
+  for (int q = 0; q < p; ++q)
+    if (all[4 * q] != 0) throwAgreed(fn, mine, q, p, "checking its arguments or compacting");
+  std::vector<std::int64_t> counts(p);
+  for (int q = 0; q < p; ++q) {
+    counts[q] = all[4 * q + 1];
+    if (all[4 * q + 2] != all[2]) {
+      std::string sizes;
+      for (const std::uint32_t e : elem) sizes += (sizes.empty() ? "" : ", ") + std::to_string(e);
+      sieve::Impl::fail(fn, "the ranks pass different plane sets: rank " + std::to_string(q) +
+                                "'s planes (their number and element sizes, in order) differ "
+                                "from rank 0's; this rank's are {" +
+                                sizes + "} bytes. Every rank must pass the same planes");
+    }
+  }
+  const sieve::Impl::ExchangePlan plan = sieve::Impl::exchangePlan(counts, rank, layout);
+  for (int q = 0; q < p; ++q) {
+    const std::int64_t need = sieve::Impl::shareSize(plan.total, p, q);
+    if (need > all[4 * q + 3])
+      sieve::Impl::fail(fn, "rank " + std::to_string(q) + " is to hold " + std::to_string(need) +
+                                " samples, but a plane of its holds " +
+                                std::to_string(all[4 * q + 3]) +
+                                " and cannot grow (a View that does not own its memory); give it "
+                                "room for ceil(total / ranks) samples. Nothing was exchanged");
+  }
+
+  // 3. Allocate and pack; agree again before the exchange (an allocation may
+  //    fail on one rank only). The planes are still untouched.
+  const bool direct = mpiReads<typename Exec::memory_space>();
+  std::tuple<std::remove_const_t<Planes>...> grown;
+  Kokkos::Array<PlaneBytes, N> from{}, to{};
+  Attempt packed;
+  packed.run([&] {
+    ensure(ws.send, std::max<std::uint64_t>(plan.sendBytes, plan.unit), wsNames("send"));
+    ensure(ws.recv, std::max<std::uint64_t>(plan.recvBytes, plan.unit), wsNames("recv"));
+    uploadBlocks(exec, ws.sends, wsNames("sends"), plan.sends);
+    uploadBlocks(exec, ws.recvs, wsNames("recvs"), plan.recvs);
+    forEachPlane(
+        refs,
+        [&](auto j, auto& v) {
+          using V = std::remove_reference_t<decltype(v)>;
+          constexpr std::size_t J = decltype(j)::value;
+          auto& g = std::get<J>(grown);
+          if constexpr (kGrowable<V>) {
+            if (static_cast<std::int64_t>(v.extent(0)) < plan.received)
+              g = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()),
+                    static_cast<std::size_t>(plan.received));
+          }
+          const auto before = static_cast<std::int64_t>(layout.before[J]);
+          from[J] = PlaneBytes{reinterpret_cast<unsigned char*>(v.data()), before, elem[J]};
+          to[J] = PlaneBytes{
+              reinterpret_cast<unsigned char*>(g.data() != nullptr ? g.data() : v.data()), before,
+              elem[J]};
+        },
+        seq);
+    if (plan.kept > 0)
+      Kokkos::parallel_for(
+          names("pack"), Policy(exec, 0, plan.kept),
+          PackPlanes<N, decltype(ws.map), decltype(ws.sends)>{
+              from, ws.map, ws.sends, static_cast<int>(plan.sends.size()), ws.send.data()});
+    exec.fence();
+    if (!direct) {
+      ensure(ws.hsend, ws.send.extent(0), wsNames("send_host"));
+      ensure(ws.hrecv, ws.recv.extent(0), wsNames("recv_host"));
+      Kokkos::deep_copy(
+          Kokkos::subview(ws.hsend, std::make_pair(std::size_t(0), ws.send.extent(0))), ws.send);
+    }
+  });
+  const int failedPack = agreeFailure(comm, packed, rank, p);
+  if (failedPack < p) throwAgreed(fn, packed, failedPack, p, "allocating or packing its buffers");
+
+  // 4. One exchange of every plane's bytes (the block a rank keeps stays in
+  //    its send buffer); then unpack in place, or into the grown planes.
+  {
+    const UnitType type(plan.unit);
+    check(
+        MPI_Alltoallv(direct ? ws.send.data() : ws.hsend.data(), plan.sendUnits.data(),
+                      plan.sendDispl.data(), type.get(), direct ? ws.recv.data() : ws.hrecv.data(),
+                      plan.recvUnits.data(), plan.recvDispl.data(), type.get(), comm),
+        "MPI_Alltoallv");
+  }
+  if (!direct)
+    Kokkos::deep_copy(exec, ws.recv,
+                      Kokkos::subview(ws.hrecv, std::make_pair(std::size_t(0), ws.recv.extent(0))));
+  if (plan.received > 0)
+    Kokkos::parallel_for(
+        names("unpack"), Policy(exec, 0, plan.received),
+        UnpackPlanes<N, decltype(ws.recvs)>{to, ws.recvs, static_cast<int>(plan.recvs.size()), rank,
+                                            ws.recv.data(), ws.send.data()});
+  exec.fence();
+  forEachPlane(
+      refs,
+      [&](auto j, auto& v) {
+        auto& g = std::get<decltype(j)::value>(grown);
+        if (g.data() != nullptr) v = g;
+      },
+      seq);
+  return Global{plan.received, sieve::Impl::shareBegin(plan.total, p, rank), plan.total};
+}
+
+template <class Exec, class Mask, class... Planes>
+Global rebalanceWithPolarity(const std::string& label, const Exec& exec, MPI_Comm comm,
+                             RebalanceWorkspace<Exec>& ws, const Mask& mask,
+                             const MaskPolarity polarity, Planes&... planes) {
+  return rebalanceRun(label, exec, comm, ws, mask, polarity, planes...);
+}
+
+/// Whether every argument after the optional polarity is an lvalue (a
+/// variable the call can give a new allocation).
+template <class... Args>
+constexpr bool planesAreVariables() {
+  const bool lvalue[] = {std::is_lvalue_reference_v<Args>..., true};
+  const bool polarity[] = {std::is_same_v<std::decay_t<Args>, MaskPolarity>..., false};
+  for (std::size_t i = polarity[0] ? 1 : 0; i < sizeof...(Args); ++i)
+    if (!lvalue[i]) return false;
+  return true;
+}
+
+template <class Exec, class Mask, class... Args>
+Global rebalanceEntry(const std::string& label, const Exec& exec, MPI_Comm comm,
+                      RebalanceWorkspace<Exec>& ws, const Mask& mask, Args&... args) {
+  if constexpr (sizeof...(Args) == 0) {
+    return rebalanceRun(label, exec, comm, ws, mask, MaskPolarity::keep);
+  } else if constexpr (std::is_same_v<std::remove_const_t<sieve::Impl::Nth<0, Args...>>,
+                                      MaskPolarity>) {
+    return rebalanceWithPolarity(label, exec, comm, ws, mask, args...);
+  } else {
+    return rebalanceRun(label, exec, comm, ws, mask, MaskPolarity::keep, args...);
+  }
+}
+
+} // namespace Impl
+
+/// Compact this rank's mask (sieve::compact, same arguments after `comm`) and
+/// place its survivors in the global order: returns {local count, this rank's
+/// offset (the survivors on lower ranks), total}; survivor k of this rank
+/// (sample index_map(k)) is global survivor offset + k.
+///
+/// Collective and blocking: the local compaction runs on `exec`, the count is
+/// read back to the host (a fence; a few bytes), then one round of three
+/// non-blocking collectives (MPI_Iallreduce of the count, MPI_Iexscan of it,
+/// MPI_Iallreduce of the failure flag) gives the answer. O(n) local work,
+/// O(log ranks) latency, nothing per sample on the network. Throws what
+/// sieve::compact throws, on every rank (see the header comment): the rank
+/// with the bad argument its own std::invalid_argument, the others one naming
+/// that rank; std::invalid_argument for a communicator that is null or an
+/// intercommunicator, or MPI not initialized.
+template <class ExecSpace, class MaskView, class... Args>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Global> compact(const ExecSpace& exec,
+                                                                  MPI_Comm comm,
+                                                                  const MaskView& mask,
+                                                                  const Args&... args) {
+  return Impl::compactEntry(std::string(), exec, comm, mask, args...);
+}
+
+/// sieve::mpi::compact with a label naming its profiling region and its
+/// local compaction's.
+template <class ExecSpace, class MaskView, class... Args>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Global> compact(const std::string& label,
+                                                                  const ExecSpace& exec,
+                                                                  MPI_Comm comm,
+                                                                  const MaskView& mask,
+                                                                  const Args&... args) {
+  return Impl::compactEntry(label, exec, comm, mask, args...);
+}
+
+/// The global linear indices of this rank's selected elements: the local
+/// sieve::findall with sieve::linear_indices (mask form, or predicate form
+/// `findall(exec, comm, pred, view[, options...])`), plus the number of
+/// elements on the lower ranks. Element e of this rank is global element
+/// element_offset + e; `selected` places the selected ones in the global
+/// order the same way mpi::compact places survivors.
+///
+/// Collective and blocking (the local findall fences once to size its result;
+/// then one round of three non-blocking collectives of a few int64, and one
+/// kernel adding the offset). Returns a new rank-1 View of int64. Throws what
+/// sieve::findall throws, on every rank, as mpi::compact does.
+template <class ExecSpace, class First, class... Args>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Impl::FindallReturn<ExecSpace, First, Args...>>
+findall(const ExecSpace& exec, MPI_Comm comm, const First& first, const Args&... args) {
+  return Impl::findallEntry(std::string(), exec, comm, first, args...);
+}
+
+/// sieve::mpi::findall with a label.
+template <class ExecSpace, class First, class... Args>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Impl::FindallReturn<ExecSpace, First, Args...>>
+findall(const std::string& label, const ExecSpace& exec, MPI_Comm comm, const First& first,
+        const Args&... args) {
+  return Impl::findallEntry(label, exec, comm, first, args...);
+}
+
+#define SIEVE_MPI_LVALUE_PLANES                                                               \
+  "sieve::mpi::rebalance: every plane must be a View variable (an lvalue), not a temporary: " \
+  "the call may give it a new allocation"
+
+/// Move the survivors of every rank's `mask` so that each rank holds
+/// floor(N / ranks) or ceil(N / ranks) of the N survivors (the lower ranks
+/// the larger shares), in the global order (rank r's survivors before rank
+/// r + 1's, each rank's in sample order): afterwards plane(k), k < local, is
+/// global survivor offset + k. Dead samples are dropped. Returns {local,
+/// offset, total} of the new distribution.
+///
+/// `mask`: rank-1 View of std::uint8_t (non-zero keeps, or drops with
+/// MaskPolarity::drop), n samples. `planes`: one or more non-const rank-1
+/// View variables of trivially-copyable 1, 2, 4, 8 or 16-byte elements,
+/// contiguous, each holding the n samples from index 0, the same number and
+/// element sizes in the same order on every rank; moved bit for bit. The mask
+/// may be one of them. A plane shorter than the new local count is given a
+/// new allocation with its label (as Kokkos::realloc does: other handles to
+/// the old one keep the old samples); a longer one keeps its extent, its
+/// slots from `local` on unspecified.
+///
+/// Collective and blocking. O(n) local work and allocation (index map,
+/// compaction scratch, send and receive buffers of the survivors' bytes; none
+/// with a RebalanceWorkspace that already holds them);
+/// one MPI_Allgather of 32 bytes per rank, one MPI_Allreduce, one
+/// MPI_Alltoallv of the survivors' plane bytes (device buffers go through
+/// host copies unless MPI is CUDA-aware). Throws std::invalid_argument on
+/// every rank, before any plane is written: a rank's bad argument (a plane
+/// too short for n, strided, misaligned or overlapping another), plane sets
+/// that differ between ranks, or a plane that cannot grow (it does not own
+/// its memory) where more samples must go; and on every rank when one rank
+/// fails to allocate its buffers.
+template <class ExecSpace, class MaskView, class... Args>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace> && sieve::Impl::IsView<MaskView>::value, Global>
+rebalance(const ExecSpace& exec, MPI_Comm comm, const MaskView& mask, Args&&... args) {
+  static_assert(Impl::planesAreVariables<Args...>(), SIEVE_MPI_LVALUE_PLANES);
+  RebalanceWorkspace<ExecSpace> ws;
+  return Impl::rebalanceEntry(std::string(), exec, comm, ws, mask, args...);
+}
+
+/// sieve::mpi::rebalance with a label naming its profiling region and
+/// prefixing its kernel and allocation labels.
+template <class ExecSpace, class MaskView, class... Args>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace> && sieve::Impl::IsView<MaskView>::value, Global>
+rebalance(const std::string& label, const ExecSpace& exec, MPI_Comm comm, const MaskView& mask,
+          Args&&... args) {
+  static_assert(Impl::planesAreVariables<Args...>(), SIEVE_MPI_LVALUE_PLANES);
+  RebalanceWorkspace<ExecSpace> ws(label);
+  return Impl::rebalanceEntry(label, exec, comm, ws, mask, args...);
+}
+
+/// sieve::mpi::rebalance with a workspace whose buffers it reuses (and grows
+/// when they are short): a step that rebalances every so often allocates
+/// nothing but the planes that must grow.
+template <class ExecSpace, class MaskView, class... Args>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Global> rebalance(
+    const ExecSpace& exec, MPI_Comm comm, RebalanceWorkspace<ExecSpace>& workspace,
+    const MaskView& mask, Args&&... args) {
+  static_assert(Impl::planesAreVariables<Args...>(), SIEVE_MPI_LVALUE_PLANES);
+  return Impl::rebalanceEntry(std::string(), exec, comm, workspace, mask, args...);
+}
+
+/// sieve::mpi::rebalance with a label and a workspace.
+template <class ExecSpace, class MaskView, class... Args>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Global> rebalance(
+    const std::string& label, const ExecSpace& exec, MPI_Comm comm,
+    RebalanceWorkspace<ExecSpace>& workspace, const MaskView& mask, Args&&... args) {
+  static_assert(Impl::planesAreVariables<Args...>(), SIEVE_MPI_LVALUE_PLANES);
+  return Impl::rebalanceEntry(label, exec, comm, workspace, mask, args...);
+}
+
+#undef SIEVE_MPI_LVALUE_PLANES
+
+} // namespace mpi
+} // namespace sieve

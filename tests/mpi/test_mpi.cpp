@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve MPI tests — sieve::mpi::compact / findall / rebalance against a
+// single-process sequential model of the concatenated input.
+//
+// Every rank builds the whole global input from a fixed seed (so every rank
+// knows the model), takes its own slice, calls the distributed function and
+// checks its own part of the answer against the model. The model does not
+// depend on the number of ranks, so the same cases under 1, 2, 3 and 4 ranks
+// (the ctest entries mpi.<backend>.np<p>) give identical global results.
+// Scenarios: random sizes and masks, every other rank all dead, one rank
+// holding everything, empty input, totals that do not divide by p. Checks use
+// EXPECT (never an early return) so that every rank makes the same
+// collective calls whatever fails.
+#include "../kokkos/backend.hpp"
+
+#include <sieve/mpi.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace sieve_test;
+
+int worldSize() {
+  int p = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  return p;
+}
+
+int worldRank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+/// A 16-byte trivially-copyable plane element.
+struct Pair {
+  std::uint64_t a, b;
+};
+
+/// The global input: sizes per rank, and every sample's mask byte and plane
+/// values, indexed by global sample position.
+struct World {
+  std::vector<std::int64_t> sizes, begins; // per rank
+  std::vector<std::uint8_t> mask;
+  std::vector<std::int32_t> id;
+  std::vector<double> x;
+  std::vector<std::uint16_t> tag;
+  std::vector<Pair> pair;
+  std::int64_t begin(int r) const { return begins[r]; }
+};
+
+enum class Scenario { random, dead_ranks, one_rank_holds_all, empty, indivisible };
+
+const char* name(Scenario s) {
+  switch (s) {
+  case Scenario::random: return "random";
+  case Scenario::dead_ranks: return "dead_ranks";
+  case Scenario::one_rank_holds_all: return "one_rank_holds_all";
+  case Scenario::empty: return "empty";
+  case Scenario::indivisible: return "indivisible";
+  }
+  return "?";
+}
+
+/// The same World on every rank: sizes from the scenario, values from `seed`.
+World makeWorld(Scenario s, int p, std::uint64_t seed, double keep) {
+  World w;
+  std::mt19937_64 rng(seed);
+  w.sizes.assign(p, 0);
+  for (int r = 0; r < p; ++r) {
+    switch (s) {
+    case Scenario::random: w.sizes[r] = static_cast<std::int64_t>(rng() % 3000); break;
+    case Scenario::dead_ranks: w.sizes[r] = 1000 + static_cast<std::int64_t>(rng() % 500); break;
+    case Scenario::one_rank_holds_all: w.sizes[r] = r == p - 1 ? 5003 : 0; break;
+    case Scenario::empty: w.sizes[r] = 0; break;
+    case Scenario::indivisible: w.sizes[r] = 1001 + 7 * r; break;
+    }
+  }
+  w.begins.assign(p + 1, 0);
+  for (int r = 0; r < p; ++r) w.begins[r + 1] = w.begins[r] + w.sizes[r];
+  const std::int64_t n = w.begins[p];
+  std::bernoulli_distribution kept(keep);
+  w.mask.resize(n);
+  w.id.resize(n);
+  w.x.resize(n);
+  w.tag.resize(n);
+  w.pair.resize(n);
+  for (std::int64_t g = 0; g < n; ++g) {
+    int r = 0;
+    while (g >= w.begins[r + 1]) ++r;
+    const bool live = s == Scenario::dead_ranks && r % 2 == 1 ? false : kept(rng);
+    w.mask[g] = live ? static_cast<std::uint8_t>(1 + rng() % 255) : 0;
+    w.id[g] = static_cast<std::int32_t>(g);
+    const std::uint64_t bits = rng();
+    std::memcpy(&w.x[g], &bits, sizeof(double)); // any bit pattern, NaNs included
+    w.tag[g] = static_cast<std::uint16_t>(rng());
+    w.pair[g] = Pair{rng(), rng()};
+  }
+  return w;
+}
+
+template <class T>
+std::vector<T> slice(const std::vector<T>& v, std::int64_t begin, std::int64_t n) {
+  return std::vector<T>(v.begin() + begin, v.begin() + begin + n);
+}
+
+/// The model: the global positions of the kept samples, in global order.
+std::vector<std::int64_t> survivors(const World& w, bool drop = false) {
+  std::vector<std::int64_t> out;
+  for (std::size_t g = 0; g < w.mask.size(); ++g)
+    if ((w.mask[g] != 0) != drop) out.push_back(static_cast<std::int64_t>(g));
+  return out;
+}
+
+std::int64_t shareBegin(std::int64_t total, int p, int q) {
+  return q * (total / p) + std::min<std::int64_t>(q, total % p);
+}
+
+const Scenario kScenarios[] = {Scenario::random, Scenario::dead_ranks, Scenario::one_rank_holds_all,
+                               Scenario::empty, Scenario::indivisible};
+const double kKeeps[] = {0.0, 0.03, 0.5, 1.0};
+
+/// Every scenario at every kept fraction, one World each (seeds from `seed`).
+template <class F>
+void forEachWorld(std::uint64_t seed, F&& f) {
+  for (const Scenario s : kScenarios)
+    for (const double keep : kKeeps) {
+      SCOPED_TRACE(std::string(name(s)) + " keep " + std::to_string(keep));
+      f(makeWorld(s, worldSize(), ++seed, keep));
+    }
+}
+
+// --- compact ---------------------------------------------------------------------------
+
+/// One rank's compaction arguments for its slice of a World.
+struct Local {
+  std::int64_t n, begin;
+  DView<std::uint8_t> mask;
+  DView<std::int32_t> map;
+  Word count;
+  Bytes scratch;
+  Local(const World& w, int rank, std::size_t scratchBytes = SIZE_MAX)
+      : n(w.sizes[rank]), begin(w.begin(rank)), mask(toDevice(slice(w.mask, begin, n))),
+        map("map", n), count("count"),
+        scratch("scratch",
+                scratchBytes != SIZE_MAX ? scratchBytes : sieve::compact_scratch_bytes(n)) {}
+};
+
+TEST(MpiCompact, GlobalCountAndOffsetMatchTheModel) {
+  const TestExec exec;
+  const int rank = worldRank();
+  forEachWorld(11, [&](const World& w) {
+    for (const bool drop : {false, true}) {
+      SCOPED_TRACE(drop ? "drop" : "keep-polarity");
+      const Local l(w, rank);
+      const std::int64_t n = l.n, b = l.begin;
+      const sieve::mpi::Global g =
+          drop ? sieve::mpi::compact(exec, MPI_COMM_WORLD, l.mask, sieve::MaskPolarity::drop, l.map,
+                                     l.count, l.scratch)
+               : sieve::mpi::compact(exec, MPI_COMM_WORLD, l.mask, l.map, l.count, l.scratch);
+      const std::vector<std::int64_t> model = survivors(w, drop);
+      std::vector<std::int64_t> mine;
+      std::int64_t before = 0;
+      for (const std::int64_t gpos : model) {
+        if (gpos < b) ++before;
+        if (gpos >= b && gpos < b + n) mine.push_back(gpos - b);
+      }
+      EXPECT_EQ(g.total, static_cast<std::int64_t>(model.size()));
+      EXPECT_EQ(g.offset, before);
+      EXPECT_EQ(g.local, static_cast<std::int64_t>(mine.size()));
+      EXPECT_EQ(read(l.count), mine.size());
+      const auto got = toHost(l.map);
+      for (std::size_t k = 0; k < mine.size() && k < got.size(); ++k)
+        EXPECT_EQ(got[k], mine[k]) << "survivor " << k;
+    }
+  });
+}
+
+TEST(MpiCompact, WithATriggerAndALabel) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  const World w = makeWorld(Scenario::random, p, 99, 0.4);
+  const Local l(w, rank);
+  const std::int64_t n = l.n;
+  sieve::Trigger<TestMem> trigger("trigger", 0.5f);
+  Kokkos::deep_copy(trigger.span, static_cast<std::uint32_t>(n));
+  const auto g =
+      sieve::mpi::compact("step", exec, MPI_COMM_WORLD, l.mask, l.map, l.count, l.scratch, trigger);
+  EXPECT_EQ(g.total, static_cast<std::int64_t>(survivors(w).size()));
+  // live32: the aligned groups of 32 samples holding a kept sample.
+  std::uint32_t groups = 0;
+  for (std::int64_t at = 0; at < n; at += 32) {
+    bool any = false;
+    for (std::int64_t i = at; i < std::min(n, at + 32); ++i) any = any || w.mask[w.begin(rank) + i];
+    groups += any;
+  }
+  EXPECT_EQ(read(trigger.live32), groups);
+  EXPECT_EQ(read(l.count), static_cast<std::uint32_t>(g.local));
+}
+
+/// A sub-communicator: the even and the odd ranks of the world count apart.
+TEST(MpiCompact, ASplitCommunicatorCountsItsOwnRanks) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  const World w = makeWorld(Scenario::indivisible, p, 5, 0.5);
+  const Local l(w, rank);
+  const auto g = sieve::mpi::compact(exec, half, l.mask, l.map, l.count, l.scratch);
+  std::int64_t total = 0, before = 0;
+  for (int r = rank % 2; r < p; r += 2) {
+    std::int64_t k = 0;
+    for (std::int64_t i = w.begin(r); i < w.begin(r) + w.sizes[r]; ++i) k += w.mask[i] != 0;
+    total += k;
+    if (r < rank) before += k;
+  }
+  EXPECT_EQ(g.total, total);
+  EXPECT_EQ(g.offset, before);
+  MPI_Comm_free(&half);
+}
+
+// --- findall ----------------------------------------------------------------------------
+
+TEST(MpiFindall, GlobalLinearIndicesMatchTheModel) {
+  const TestExec exec;
+  const int rank = worldRank();
+  forEachWorld(300, [&](const World& w) {
+    const std::int64_t n = w.sizes[rank], b = w.begin(rank);
+    const auto mask = toDevice(slice(w.mask, b, n));
+    const auto r = sieve::mpi::findall(exec, MPI_COMM_WORLD, mask);
+    const std::vector<std::int64_t> model = survivors(w);
+    std::vector<std::int64_t> mine;
+    std::int64_t before = 0;
+    for (const std::int64_t g : model) {
+      before += g < b;
+      if (g >= b && g < b + n) mine.push_back(g);
+    }
+    EXPECT_EQ(r.elements, static_cast<std::int64_t>(w.mask.size()));
+    EXPECT_EQ(r.element_offset, b);
+    EXPECT_EQ(r.selected.total, static_cast<std::int64_t>(model.size()));
+    EXPECT_EQ(r.selected.offset, before);
+    EXPECT_EQ(r.selected.local, static_cast<std::int64_t>(mine.size()));
+    EXPECT_EQ(toHost(r.indices), mine);
+  });
+}
+
+/// The predicate of PredicateOverARank2View (at namespace scope: nvcc's
+/// device lambdas take no function-local types).
+struct Small {
+  KOKKOS_INLINE_FUNCTION bool operator()(std::int32_t x) const { return x < 4; }
+};
+
+/// The predicate form over a rank-2 View: linear indices in layout order.
+TEST(MpiFindall, PredicateOverARank2View) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  const std::int64_t rows = 3 + rank, cols = 5; // 3 + rank rows of this rank's block
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, TestDevice> v("v", rows, cols);
+  auto h = Kokkos::create_mirror_view(v);
+  std::int64_t begin = 0, total = 0;
+  for (int r = 0; r < p; ++r) {
+    const std::int64_t e = (3 + r) * cols;
+    if (r < rank) begin += e;
+    total += e;
+  }
+  std::vector<std::int64_t> want;
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const std::int64_t g = begin + i * cols + j;
+      h(i, j) = static_cast<std::int32_t>((g * 7919) % 13);
+      if (h(i, j) < 4) want.push_back(g);
+    }
+  Kokkos::deep_copy(v, h);
+  const auto r = sieve::mpi::findall("pred", exec, MPI_COMM_WORLD, Small{}, v);
+  EXPECT_EQ(toHost(r.indices), want);
+  EXPECT_EQ(r.elements, total);
+  EXPECT_EQ(r.element_offset, begin);
+}
+
+// --- rebalance ------------------------------------------------------------------------
+
+struct Planes {
+  DView<std::uint8_t> mask;
+  DView<std::int32_t> id;
+  DView<double> x;
+  DView<std::uint16_t> tag;
+  DView<Pair> pair;
+};
+
+Planes localPlanes(const World& w, int rank) {
+  const std::int64_t n = w.sizes[rank], b = w.begin(rank);
+  return Planes{toDevice(slice(w.mask, b, n), "mask"), toDevice(slice(w.id, b, n), "id"),
+                toDevice(slice(w.x, b, n), "x"), toDevice(slice(w.tag, b, n), "tag"),
+                toDevice(slice(w.pair, b, n), "pair")};
+}
+
+std::uint64_t bitsOf(double d) {
+  std::uint64_t u;
+  std::memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+/// Every plane of this rank after a rebalance: global survivor offset + k at k.
+void expectRebalanced(const World& w, const Planes& pl, const sieve::mpi::Global& g, int p,
+                      int rank, bool drop = false) {
+  const std::vector<std::int64_t> model = survivors(w, drop);
+  const std::int64_t total = static_cast<std::int64_t>(model.size());
+  EXPECT_EQ(g.total, total);
+  EXPECT_EQ(g.offset, shareBegin(total, p, rank));
+  EXPECT_EQ(g.local, shareBegin(total, p, rank + 1) - shareBegin(total, p, rank));
+  const auto mask = toHost(pl.mask);
+  const auto id = toHost(pl.id);
+  const auto x = toHost(pl.x);
+  const auto tag = toHost(pl.tag);
+  const auto pair = toHost(pl.pair);
+  for (const auto extent : {mask.size(), id.size(), x.size(), tag.size(), pair.size()})
+    EXPECT_GE(static_cast<std::int64_t>(extent), g.local);
+  std::int64_t wrong = 0;
+  for (std::int64_t k = 0; k < g.local && k < static_cast<std::int64_t>(id.size()); ++k) {
+    const std::int64_t s = model[g.offset + k];
+    wrong += mask[k] != w.mask[s] || id[k] != w.id[s] || bitsOf(x[k]) != bitsOf(w.x[s]) ||
+             tag[k] != w.tag[s] || pair[k].a != w.pair[s].a || pair[k].b != w.pair[s].b;
+  }
+  EXPECT_EQ(wrong, 0) << "samples of rank " << rank << " differ from the model";
+}
+
+TEST(MpiRebalance, EveryPlaneMovesBitForBitInGlobalOrder) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  forEachWorld(700, [&](const World& w) {
+    Planes pl = localPlanes(w, rank);
+    const DView<std::uint8_t> mask = pl.mask; // the mask is also a plane
+    const auto g =
+        sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, pl.mask, pl.id, pl.x, pl.tag, pl.pair);
+    expectRebalanced(w, pl, g, p, rank);
+  });
+}
+
+TEST(MpiRebalance, DropPolarityAndALabel) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  const World w = makeWorld(Scenario::indivisible, p, 77, 0.3);
+  Planes pl = localPlanes(w, rank);
+  const DView<std::uint8_t> mask = toDevice(slice(w.mask, w.begin(rank), w.sizes[rank]));
+  const auto g =
+      sieve::mpi::rebalance("step", exec, MPI_COMM_WORLD, mask, sieve::MaskPolarity::drop, pl.mask,
+                            pl.id, pl.x, pl.tag, pl.pair);
+  expectRebalanced(w, pl, g, p, rank, true);
+}
+
+/// Twice in a row: the second call sees dense, balanced planes with a longer
+/// extent than their count, and a mask of that count.
+TEST(MpiRebalance, RepeatedStepsStayTheModel) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  World w = makeWorld(Scenario::one_rank_holds_all, p, 4242, 0.6);
+  Planes pl = localPlanes(w, rank);
+  auto g =
+      sieve::mpi::rebalance(exec, MPI_COMM_WORLD, pl.mask, pl.mask, pl.id, pl.x, pl.tag, pl.pair);
+  expectRebalanced(w, pl, g, p, rank);
+  // Step 2: kill every sample whose id is divisible by 3, on a mask of `local`.
+  World w2;
+  w2.sizes.assign(p, 0);
+  for (int q = 0; q < p; ++q)
+    w2.sizes[q] = shareBegin(g.total, p, q + 1) - shareBegin(g.total, p, q);
+  w2.begins.assign(p + 1, 0);
+  for (int q = 0; q < p; ++q) w2.begins[q + 1] = w2.begins[q] + w2.sizes[q];
+  for (const std::int64_t s : survivors(w)) {
+    w2.mask.push_back(w.id[s] % 3 == 0 ? 0 : w.mask[s]);
+    w2.id.push_back(w.id[s]);
+    w2.x.push_back(w.x[s]);
+    w2.tag.push_back(w.tag[s]);
+    w2.pair.push_back(w.pair[s]);
+  }
+  DView<std::uint8_t> mask2 = toDevice(slice(w2.mask, w2.begin(rank), w2.sizes[rank]));
+  Kokkos::deep_copy(Kokkos::subview(pl.mask, std::pair<std::int64_t, std::int64_t>(0, g.local)),
+                    mask2);
+  g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask2, pl.mask, pl.id, pl.x, pl.tag, pl.pair);
+  expectRebalanced(w2, pl, g, p, rank);
+}
+
+/// Unmanaged planes with room: moved in place, never reallocated.
+TEST(MpiRebalance, UnmanagedPlanesWithRoomStayInPlace) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  const World w = makeWorld(Scenario::one_rank_holds_all, p, 9, 0.5);
+  const std::int64_t n = w.sizes[rank], room = 5003; // >= ceil(total / p) and >= n
+  DView<std::int32_t> owner("owner", room);
+  Kokkos::deep_copy(Kokkos::subview(owner, std::pair<std::int64_t, std::int64_t>(0, n)),
+                    toDevice(slice(w.id, w.begin(rank), n)));
+  Kokkos::View<std::int32_t*, TestDevice, Kokkos::MemoryTraits<Kokkos::Unmanaged>> id(owner.data(),
+                                                                                      room);
+  const auto mask = toDevice(slice(w.mask, w.begin(rank), n));
+  const auto g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, id);
+  EXPECT_EQ(id.data(), owner.data());
+  const auto model = survivors(w);
+  const auto got = toHost(owner);
+  for (std::int64_t k = 0; k < g.local; ++k) EXPECT_EQ(got[k], model[g.offset + k]);
+}
+
+// --- misuse: every rank throws, none hangs, nothing is moved -------------------------------
+
+/// Runs `call`, expects std::invalid_argument on every rank whose message
+/// holds `all`, and `own` on rank `culprit`; then checks the ranks agree.
+template <class F>
+void expectAllThrow(F&& call, int culprit, const std::string& own, const std::string& all) {
+  std::string what;
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    what = e.what();
+  }
+  EXPECT_NE(what.find(all), std::string::npos) << "rank " << worldRank() << ": '" << what << "'";
+  if (worldRank() == culprit) EXPECT_NE(what.find(own), std::string::npos) << "'" << what << "'";
+  else if (culprit >= 0)
+    EXPECT_NE(what.find("rank " + std::to_string(culprit)), std::string::npos)
+        << "'" << what << "'";
+  int thrown = what.empty() ? 0 : 1, every = 0;
+  MPI_Allreduce(&thrown, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  EXPECT_EQ(every, 1) << "some rank did not throw";
+}
+
+/// One rank's planes and a separate mask for its slice of a World.
+struct Input {
+  int p = worldSize(), rank = worldRank();
+  World w;
+  Planes pl;
+  DView<std::uint8_t> mask;
+  Input(Scenario s, std::uint64_t seed, double keep)
+      : w(makeWorld(s, p, seed, keep)), pl(localPlanes(w, rank)),
+        mask(toDevice(slice(w.mask, w.begin(rank), w.sizes[rank]))) {}
+  /// Nothing moved: every plane still holds this rank's input.
+  void expectUntouched() const {
+    const std::int64_t n = w.sizes[rank], b = w.begin(rank);
+    const auto id = toHost(pl.id);
+    const auto x = toHost(pl.x);
+    const auto pair = toHost(pl.pair);
+    ASSERT_EQ(id.size(), static_cast<std::size_t>(n)); // no collective after it
+    ASSERT_EQ(x.size(), static_cast<std::size_t>(n));
+    std::int64_t wrong = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      wrong += id[i] != w.id[b + i] || bitsOf(x[i]) != bitsOf(w.x[b + i]) ||
+               pair[i].a != w.pair[b + i].a || pair[i].b != w.pair[b + i].b;
+    EXPECT_EQ(wrong, 0) << "rank " << rank << ": a plane changed although the call threw";
+  }
+};
+
+TEST(MpiMisuse, OneRankWithAShortPlaneMakesEveryRankThrow) {
+  const TestExec exec;
+  const Input in(Scenario::indivisible, 31, 0.5);
+  const int p = in.p, rank = in.rank;
+  const World& w = in.w;
+  Planes pl = in.pl;
+  const auto& mask = in.mask;
+  const int culprit = p - 1;
+  DView<std::int32_t> id = pl.id;
+  if (rank == culprit) id = DView<std::int32_t>("short", w.sizes[rank] - 1);
+  expectAllThrow([&] { sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, id, pl.x); }, culprit,
+                 "plane 0 has extent", "sieve::mpi::rebalance");
+  in.expectUntouched();
+}
+
+TEST(MpiMisuse, PlaneSetsThatDifferBetweenRanks) {
+  const TestExec exec;
+  const Input in(Scenario::random, 32, 0.5);
+  const int p = in.p, rank = in.rank;
+  Planes pl = in.pl;
+  const auto& mask = in.mask;
+  if (p == 1) return; // one rank cannot disagree with itself
+  // The last rank passes a 16-byte plane where the others pass an 8-byte one.
+  expectAllThrow(
+      [&] {
+        if (rank == p - 1) sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, pl.id, pl.pair);
+        else sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, pl.id, pl.x);
+      },
+      -1, "", "different plane sets");
+  // One plane more on rank 0.
+  expectAllThrow(
+      [&] {
+        if (rank == 0) sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, pl.id, pl.x, pl.tag);
+        else sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, pl.id, pl.x);
+      },
+      -1, "", "different plane sets");
+  in.expectUntouched();
+}
+
+TEST(MpiMisuse, OverlappingPlanesAndAPlaneThatCannotGrow) {
+  const TestExec exec;
+  const Input in(Scenario::one_rank_holds_all, 33, 1.0);
+  const int p = in.p, rank = in.rank;
+  Planes pl = in.pl;
+  const auto& mask = in.mask;
+  DView<double> alias = pl.x;
+  // Only the last rank has samples: empty planes share no byte.
+  expectAllThrow([&] { sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, pl.x, alias); }, p - 1,
+                 "overlaps", "sieve::mpi::rebalance");
+  if (p == 1) return; // one rank holds all: nothing must grow
+  // Rank 0 holds nothing and must receive ceil(total / p) samples into a plane
+  // that does not own its memory.
+  DView<std::int32_t> owner("owner", 1);
+  Kokkos::View<std::int32_t*, TestDevice, Kokkos::MemoryTraits<Kokkos::Unmanaged>> id(
+      rank == p - 1 ? pl.id.data() : owner.data(), rank == p - 1 ? pl.id.extent(0) : 0);
+  expectAllThrow([&] { sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, id); }, -1, "",
+                 "cannot grow");
+}
+
+TEST(MpiMisuse, ACompactionArgumentRejectedOnOneRank) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  const World w = makeWorld(Scenario::indivisible, p, 34, 0.5);
+  const Local l(w, rank, rank == 0 ? 8 : SIZE_MAX); // a short scratch on rank 0
+  const auto& mask = l.mask;
+  expectAllThrow(
+      [&] { sieve::mpi::compact(exec, MPI_COMM_WORLD, mask, l.map, l.count, l.scratch); }, 0,
+      "scratch holds 8 bytes", "sieve::");
+  // findall: a block size that is not a power of two on the last rank.
+  const sieve::ScanScatter alg{rank == p - 1 ? 3 : 256, 4};
+  expectAllThrow([&] { sieve::mpi::findall(exec, MPI_COMM_WORLD, mask, alg); }, p - 1, "block_size",
+                 "sieve::");
+}
+
+TEST(MpiMisuse, ANullCommunicator) {
+  const TestExec exec;
+  DView<std::uint8_t> mask("mask", 4);
+  DView<std::int32_t> id("id", 4);
+  EXPECT_THROW(sieve::mpi::rebalance(exec, MPI_COMM_NULL, mask, id), std::invalid_argument);
+  EXPECT_THROW(sieve::mpi::findall(exec, MPI_COMM_NULL, mask), std::invalid_argument);
+}
+
+} // namespace
