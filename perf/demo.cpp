@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve demo — a particle population in which a random fraction is absorbed
-// every step. Each step moves the live particles (through the index map),
-// compacts the live set of the span [0, span) with the locality trigger, and
-// reorders the particle planes in memory when the trigger fires (which moves
-// the live particles to the front and shrinks the span). At the end every plane is restored
-// to the original particle order and each particle is checked, bit for bit,
-// against an independent replay of its history on the host.
+// every step, its filtering state kept by a sieve::Population. Each step moves
+// the live particles (through the index map), compacts the live set with the
+// locality trigger, and reorders the particle planes in memory when the
+// trigger fires (which moves the live particles to the front and shrinks the
+// span). At the end every plane is restored to the original particle order
+// and each particle is checked, bit for bit, against an independent replay of
+// its history on the host. With --graph each step is one sieve::Graph launch.
 //
-//   sieve_demo [--particles N] [--steps S] [--absorb P] [--theta T] [--seed K]
+//   sieve_demo [--particles N] [--steps S] [--absorb P] [--theta T] [--seed K] [--graph]
 //
 // Exits 0 when every particle came back intact, 1 otherwise (2: bad options).
 // `--help` explains the options and the table's columns.
+#include <sieve/graph.hpp>
 #include <sieve/sieve.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -34,6 +36,7 @@ struct Options {
   float theta = 0.5f;
   std::uint64_t seed = 2026;
   bool injectFault = false; // flip one bit before the restore (tests the check)
+  bool graph = false;       // run each step as a sieve::Graph
 };
 
 /// A counter-based hash: the same bits on every backend and on the host.
@@ -68,7 +71,8 @@ struct Physics {
 
 const char* const kLegend =
     "columns: step; live = particles alive after it (the compacted count); span = slots\n"
-    "         [0, span) still compacted (a reorder shrinks it to live); reorder = 'fired' when\n"
+    "         [0, span) that may hold live ones (a reorder shrinks it to live); reorder = 'fired' "
+    "when\n"
     "         the locality trigger fired and the planes were reordered; ms/step = wall time of\n"
     "         the step (transport + compact [+ reorder]); [%] = progress. Long runs print every\n"
     "         few steps and each reorder.\n";
@@ -76,12 +80,13 @@ const char* const kLegend =
 void usage(const Options& o) {
   std::printf(
       "usage: sieve_demo [--particles N] [--steps S] [--absorb P] [--theta T] [--seed K]\n"
-      "                  [--inject-fault] [--kokkos-...]\n"
+      "                  [--graph] [--inject-fault] [--kokkos-...]\n"
       "\n"
-      "A particle population losing a random fraction every step. Each step moves the live\n"
-      "particles, compacts the live set with the locality trigger (sieve::compact) and, when the\n"
-      "trigger fires, reorders the particle planes (sieve::reorder). At the end the planes are\n"
-      "restored (sieve::restore) and every particle is checked, bit for bit, against a replay of\n"
+      "A particle population losing a random fraction every step, its state kept by a\n"
+      "sieve::Population. Each step moves the live particles, compacts the live set with the\n"
+      "locality trigger (Population::compact) and, when the trigger fires, reorders the particle\n"
+      "planes (Population::reorder). At the end the planes are restored (Population::restore)\n"
+      "and every particle is checked, bit for bit, against a replay of\n"
       "its history on the host. Exit status 0 when all match, 1 when one differs, 2 for bad\n"
       "options.\n"
       "\n"
@@ -91,6 +96,8 @@ void usage(const Options& o) {
       "  --theta T       locality threshold in (0, 1) (default %.2f): reorder when the live\n"
       "                  particles fill less than theta of the 32-slot groups they occupy\n"
       "  --seed K        random seed (default %llu)\n"
+      "  --graph         run each step as a sieve::Graph built once (transport, compact,\n"
+      "                  reorder), launched every step; the same results\n"
       "  --inject-fault  flip one particle's bit before the restore: the check must fail\n"
       "  --kokkos-...    Kokkos' own options (e.g. --kokkos-threads=4)\n"
       "\n"
@@ -117,6 +124,7 @@ Parsed parse(int argc, char* argv[], Options& o) {
     else if (a == "--theta") o.theta = static_cast<float>(std::atof(next()));
     else if (a == "--seed") o.seed = std::strtoull(next(), nullptr, 10);
     else if (a == "--inject-fault") o.injectFault = true;
+    else if (a == "--graph") o.graph = true;
     else if (a == "-h" || a == "--help") return Parsed::Help;
     else if (a.rfind("--kokkos", 0) == 0) continue; // Kokkos' own options
     else {
@@ -143,59 +151,108 @@ void settleProcBind() {
     setenv("OMP_PROC_BIND", "false", 0);
 }
 
+/// The transport of one step: slot k < count of the index map holds a live
+/// particle (slot = map(k), particle id = perm(slot)). The count and the step
+/// are read on the device, so that a captured graph replays the kernel as is.
+struct Transport {
+  Kokkos::View<const std::int32_t*, Mem> map, perm;
+  Kokkos::View<const std::uint32_t, Mem> count;
+  Kokkos::View<const int, Mem> step;
+  Kokkos::View<std::uint8_t*, Mem> alive;
+  Kokkos::View<double*, Mem> x, y, z;
+  Kokkos::View<float*, Mem> energy;
+  Physics phys;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {
+    if (k >= static_cast<std::int64_t>(count())) return;
+    const std::int32_t slot = map(k);
+    phys.step(perm(slot), step(), x(slot), y(slot), z(slot), energy(slot), alive(slot));
+  }
+};
+/// The next step's number, and (graph mode) whether the trigger fired.
+struct Bookkeeping {
+  Kokkos::View<int, Mem> step;
+  Kokkos::View<const std::uint32_t, Mem> fire;
+  Kokkos::View<std::uint32_t, Mem> fired;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
+    step() += 1;
+    fired() = fire();
+  }
+};
+
 int run(const Options& o) {
   const std::int64_t n = o.particles;
   Exec exec;
-  // The particle planes, a mask among them, and sieve's bookkeeping.
+  // The particle planes (the mask among them) and the population that keeps
+  // sieve's state for them: index map, count, perm / inv, trigger, scratch.
   Kokkos::View<std::uint8_t*, Mem> alive("alive", n);
   Kokkos::View<double*, Mem> x("x", n), y("y", n), z("z", n);
   Kokkos::View<float*, Mem> energy("energy", n);
-  Kokkos::View<std::int32_t*, Mem> perm("perm", n), inv("inv", n), map("map", n);
-  Kokkos::View<std::uint32_t, Mem> count("count");
-  Kokkos::View<unsigned char*, Mem> cscratch("compact scratch", sieve::compact_scratch_bytes(n));
-  Kokkos::View<unsigned char*, Mem> rscratch("reorder scratch", sieve::reorder_scratch_bytes(n, 8));
-  sieve::Trigger<Mem> trig("trigger", o.theta);
-  Kokkos::parallel_for(
-      "demo::init", Kokkos::RangePolicy<Exec>(exec, 0, n), KOKKOS_LAMBDA(const std::int64_t i) {
-        alive(i) = 1;
-        x(i) = y(i) = z(i) = 0.0;
-        energy(i) = 1.0f;
-        perm(i) = inv(i) = static_cast<std::int32_t>(i);
-      });
-  Kokkos::deep_copy(exec, trig.span, static_cast<std::uint32_t>(n));
-  sieve::compact(exec, alive, map, count, cscratch, trig);
+  Kokkos::deep_copy(exec, alive, std::uint8_t(1));
+  Kokkos::deep_copy(exec, energy, 1.0f);
+  sieve::Population<Exec> pop("particles", exec, n, {o.theta});
+  const auto planes = sieve::planes(alive, x, y, z, energy);
+  std::uint32_t live = pop.compact(exec, alive), span = live;
 
-  std::printf("sieve demo: %lld particles, %d steps, %.1f%% absorbed per step, theta %.2f, on %s\n",
-              static_cast<long long>(n), o.steps, o.absorb * 100, static_cast<double>(o.theta),
-              Exec::name());
+  Kokkos::View<int, Mem> step("step");
+  Kokkos::View<std::uint32_t, Mem> fired("fired");
+  const Transport transport{pop.index_map(), pop.perm(),        pop.count(), step, alive, x, y, z,
+                            energy,          {o.seed, o.absorb}};
+  const Bookkeeping books{step, pop.trigger().fire, fired};
+  // Transport over the live slots: their count read on the host (the
+  // previous compaction has finished on host spaces); on a device, every slot
+  // of n, the count read in the kernel (nothing read back inside a graph).
+  auto transportKernel = [=](const Exec& e) {
+    std::int64_t range = n;
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible) {
+      std::uint32_t c = 0;
+      Kokkos::deep_copy(e, c, transport.count);
+      e.fence();
+      range = c;
+    }
+    Kokkos::parallel_for("demo::transport",
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(e, 0, range),
+                         transport);
+  };
+  auto booksKernel = [=](const Exec& e) {
+    Kokkos::parallel_for("demo::bookkeeping", Kokkos::RangePolicy<Exec>(e, 0, 1), books);
+  };
+  // --graph: the same step as one sieve::Graph, built once, launched every step.
+  sieve::Graph<Exec> graph("demo step");
+  if (o.graph) {
+    graph.kernel("transport", transportKernel);
+    graph.compact(pop, alive);
+    graph.kernel("bookkeeping", booksKernel);
+    graph.reorder(pop, planes);
+    graph.instantiate(exec);
+  }
+
+  std::printf(
+      "sieve demo: %lld particles, %d steps, %.1f%% absorbed per step, theta %.2f, on %s%s\n",
+      static_cast<long long>(n), o.steps, o.absorb * 100, static_cast<double>(o.theta),
+      Exec::name(), o.graph ? ", as a sieve::Graph" : "");
   std::printf("%s", kLegend);
   std::printf("%6s %12s %9s %9s %10s\n", "step", "live", "span", "reorder", "ms/step");
   const Physics phys{o.seed, o.absorb};
   const int every = o.steps > 60 ? o.steps / 30 : 1; // keep long runs readable
-  std::uint32_t live = static_cast<std::uint32_t>(n), span = live;
   int reorders = 0;
   double total = 0;
   Kokkos::Timer timer;
   for (int s = 0; s < o.steps && live > 0; ++s) {
     timer.reset();
-    // Transport the live particles: slot = map(k), particle id = perm(slot).
-    Kokkos::parallel_for(
-        "demo::transport", Kokkos::RangePolicy<Exec>(exec, 0, live),
-        KOKKOS_LAMBDA(const std::int64_t k) {
-          const std::int32_t slot = map(k);
-          phys.step(perm(slot), s, x(slot), y(slot), z(slot), energy(slot), alive(slot));
-        });
-    // Only [0, span) can hold live particles: compact that range.
-    const auto active = Kokkos::subview(alive, std::make_pair(std::int64_t(0), std::int64_t(span)));
-    sieve::compact(exec, active, map, count, cscratch, trig);
-    // A deep_copy on an instance is asynchronous: fence before reading `fire`.
     std::uint32_t fire = 0;
-    Kokkos::deep_copy(exec, fire, trig.fire);
-    exec.fence();
-    if (fire)
-      sieve::reorder(exec, alive, perm, inv, map, count, trig, rscratch, alive, x, y, z, energy);
-    Kokkos::deep_copy(exec, live, count);
-    Kokkos::deep_copy(exec, span, trig.span);
+    if (o.graph) {
+      graph.launch(exec);
+      Kokkos::deep_copy(exec, fire, fired);
+    } else {
+      transportKernel(exec);
+      booksKernel(exec);
+      pop.compact(exec, alive); // fenced
+      Kokkos::deep_copy(exec, fire, pop.trigger().fire);
+      exec.fence();
+      if (fire) pop.reorder(exec, planes); // moves the live particles to the front
+    }
+    Kokkos::deep_copy(exec, live, pop.count());
+    Kokkos::deep_copy(exec, span, pop.trigger().span);
     exec.fence();
     const double ms = timer.seconds() * 1e3;
     total += ms;
@@ -208,7 +265,7 @@ int run(const Options& o) {
     Kokkos::parallel_for(
         "demo::fault", Kokkos::RangePolicy<Exec>(exec, 0, 1),
         KOKKOS_LAMBDA(const std::int64_t) { energy(n / 2) = -energy(n / 2); });
-  sieve::restore(exec, perm, inv, rscratch, alive, x, y, z, energy);
+  pop.restore(exec, planes); // every plane back in particle order
   exec.fence();
 
   // Verify: every particle, in its original slot, equals a host replay.
@@ -217,8 +274,8 @@ int run(const Options& o) {
   auto hy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
   auto hz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z);
   auto he = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), energy);
-  auto hp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), perm);
-  auto hi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), inv);
+  auto hp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pop.perm());
+  auto hi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pop.inv());
   std::int64_t bad = 0, survivors = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     double ex = 0, ey = 0, ez = 0;

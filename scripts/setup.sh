@@ -140,16 +140,22 @@ debian_src_line() {
 build_kokkos() {
   local prefix="$1"; shift
   local apt="$deps/apt" src="$deps/src"
-  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$src"
-  debian_src_line >"$apt/sources.list"
-  say "fetching Debian's trilinos source ($(cat "$apt/sources.list"))"
-  local o=(-o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
-           -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
-           -o "APT::Sandbox::User=$(id -un)")
-  apt-get "${o[@]}" -q update >/dev/null
-  (cd "$src" && apt-get "${o[@]}" -q source --download-only trilinos >/dev/null)
+  mkdir -p "$src"
   local orig
-  orig="$(ls "$src"/trilinos_*.orig.tar.* | head -n1)"
+  orig="$(ls "$src"/trilinos_*.orig.tar.* 2>/dev/null | head -n1 || true)"
+  if [ -n "$orig" ]; then
+    say "reusing Debian's trilinos source $(basename "$orig") (downloaded before)"
+  else
+    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
+    debian_src_line >"$apt/sources.list"
+    say "fetching Debian's trilinos source ($(cat "$apt/sources.list"))"
+    local o=(-o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
+             -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
+             -o "APT::Sandbox::User=$(id -un)")
+    apt-get "${o[@]}" -q update >/dev/null
+    (cd "$src" && apt-get "${o[@]}" -q source --download-only trilinos >/dev/null)
+    orig="$(ls "$src"/trilinos_*.orig.tar.* | head -n1)"
+  fi
   [ -f "$orig" ] || die "apt-get source did not download the trilinos tarball"
   say "unpacking Kokkos from $(basename "$orig")"
   rm -rf "$src/tree" && mkdir -p "$src/tree"
@@ -162,7 +168,9 @@ build_kokkos() {
     -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF "$@" >/dev/null
   cmake --build "$deps/kokkos-build" -j "$(nproc)" >/dev/null
   cmake --install "$deps/kokkos-build" >/dev/null
-  rm -rf "$src" "$apt" "$deps/kokkos-build"
+  # Keep the source tarball (a second Kokkos, the fuzzer's clang build, reuses it).
+  rm -rf "$src/tree" "$apt" "$deps/kokkos-build"
+  find "$src" -maxdepth 1 -type f ! -name 'trilinos_*.orig.tar.*' -delete
 }
 
 if [ -n "${Kokkos_ROOT:-}" ]; then

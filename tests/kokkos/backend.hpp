@@ -79,4 +79,15 @@ DView<T> filled(std::size_t n, T value, const std::string& label = "sieve_test")
   return d;
 }
 
+/// A counter-based hash to [0, 1): the same value on every backend and the
+/// host (test scenarios that a device kernel and a host model both step).
+KOKKOS_INLINE_FUNCTION double hashUnit(std::uint64_t x) {
+  x ^= x >> 31;
+  x *= 0x7FB5D329728EA185ull;
+  x ^= x >> 27;
+  x *= 0x81DADEF4BC2DD44Dull;
+  x ^= x >> 33;
+  return static_cast<double>(x >> 11) * (1.0 / 9007199254740992.0);
+}
+
 } // namespace sieve_test

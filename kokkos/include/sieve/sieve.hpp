@@ -7,6 +7,11 @@
 //   sieve::Trigger                            the locality trigger
 //   sieve::reorder / restore (+ reorder_scratch_bytes)
 //                                             physical reorder of SoA planes
+//   sieve::Population, sieve::planes          the filtering state, owned (compact /
+//                                             reorder / restore without the bookkeeping)
+//   sieve::Graph, sieve::ScratchArena         a step built once, launched many times;
+//                                             scratch sized to the peak of its nodes
+//   sieve::Scanner                            a scan owning its buffers and host mirrors
 //   sieve::findall (+ FindallWorkspace)       compaction to indices or values, any rank
 //   sieve::keys::scatter_dense / scatter_sparse / reduce / group / compact
 //                                             scatter by key, then per-key work
@@ -27,11 +32,15 @@
 
 #include <sieve/config.hpp>
 
+#include <sieve/arena.hpp>
 #include <sieve/compact.hpp>
 #include <sieve/debug.hpp>
 #include <sieve/findall.hpp>
+#include <sieve/graph.hpp>
 #include <sieve/keys.hpp>
+#include <sieve/population.hpp>
 #include <sieve/reorder.hpp>
 #include <sieve/reserve.hpp>
 #include <sieve/scan.hpp>
+#include <sieve/scanner.hpp>
 #include <sieve/trigger.hpp>

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve — sieve::Graph: a step built once and launched many times. Nodes:
+// compaction (+ trigger), reorder and restore of a Population, scans, and
+// user kernels; their scratch comes from one ScratchArena (the peak of the
+// nodes' needs, not the sum). Nothing is allocated per launch; the Views the
+// nodes name are read at every launch (a mask changed between launches is
+// seen).
+//
+//   sieve::Graph<Exec> step("step");
+//   auto t = step.kernel("transport", [=](const Exec& e) { Kokkos::parallel_for(..., e, ...); });
+//   auto c = step.compact(pop, alive);                 // after t (the previous node)
+//   step.reorder(pop, planes);                          // gated on the device by `fire`
+//   step.instantiate(exec);                             // the arena's one allocation (+ capture)
+//   for (...) step.launch(exec);                        // asynchronous on exec
+//
+// On host spaces a launch replays the nodes in order on the instance. On
+// Kokkos::Cuda the first launch captures the nodes' launches on the
+// instance's stream into a CUDA graph (the Sieve calls are capture-safe: no
+// allocation, synchronisation or host read; sieve::reserve runs first so that
+// Kokkos allocates nothing lazily inside the capture; the debug checks, which
+// read perm / inv back, must be off), instantiated once; each launch is then
+// one cudaGraphLaunch, the reorder gated by the fire word on the device. The
+// CUDA path is compiled, not yet run on a GPU. Kokkos::Experimental::Graph is not used: its nodes
+// are Kokkos kernels only, and Sieve's native faces (the OpenMP twins, the CUDA kernels on the
+// instance's stream) are not.
+#pragma once
+
+#include <sieve/arena.hpp>
+#include <sieve/debug.hpp>
+#include <sieve/population.hpp>
+#include <sieve/reserve.hpp>
+#include <sieve/scan.hpp>
+
+#include <Kokkos_Core.hpp>
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#include <sieve/native/cuda/check.hpp>
+#endif
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace sieve {
+
+/// A step of Sieve calls and user kernels on `ExecSpace`, built once,
+/// launched many times. Copies are handles to the same graph. Not
+/// thread-safe: one launch at a time per graph.
+template <class ExecSpace = Kokkos::DefaultExecutionSpace>
+class Graph {
+ public:
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using node = int;
+  /// The dependencies of a node: earlier nodes. Empty: the node added last
+  /// (nodes run in the order they were added, which every dependency list
+  /// must agree with).
+  using deps = std::vector<node>;
+
+  explicit Graph(const std::string& label = "graph") : s_(std::make_shared<State>(label)) {}
+
+  /// A compaction of `mask` into `pop`'s index map and count, with its
+  /// trigger (Population::compact_async). Returns the node.
+  template <class MaskView>
+  node compact(const Population<ExecSpace>& pop, const MaskView& mask,
+               MaskPolarity polarity = MaskPolarity::keep, const deps& after = {}) {
+    auto& ps = pop.state("Graph::compact");
+    pop.checkMask("sieve::Graph::compact", mask);
+    const int slot = reserve("compact", compact_scratch_bytes(ps.n));
+    auto st = pop.s_;
+    const typename Population<ExecSpace>::mask_view m(mask.data(), mask.extent(0));
+    return add("compact", after, slot, [st, m, polarity](const ExecSpace& exec, const Scratch& s) {
+      sieve::compact(st->label, exec, m, polarity, st->map, st->count, s, st->trigger);
+      st->mask = m;
+      st->polarity = polarity;
+    });
+  }
+
+  /// A reorder of `planes` by `pop` (a no-op on the device unless the
+  /// trigger fired). The compaction it follows must be a node of this graph
+  /// or a call before the first launch. Returns the node.
+  template <class... Views>
+  node reorder(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
+               const deps& after = {}) {
+    auto& ps = pop.state("Graph::reorder");
+    const int slot = reserve("reorder", reorder_scratch_bytes(ps.n, widest<Views...>()));
+    auto st = pop.s_;
+    return add("reorder", after, slot, [st, planes](const ExecSpace& exec, const Scratch& s) {
+      if (st->mask.data() == nullptr && st->n > 0)
+        Impl::fail("sieve::Graph::reorder", "no compaction of its population before it");
+      std::apply(
+          [&](const auto&... v) {
+            sieve::reorder(st->label, exec, st->mask, st->polarity, st->perm, st->inv, st->map,
+                           st->count, st->trigger, s, v...);
+          },
+          planes.views);
+    });
+  }
+
+  /// A restore of `planes` by `pop` (Population::restore: the index map is
+  /// made again from the restored mask). Returns the node.
+  template <class... Views>
+  node restore(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
+               const deps& after = {}) {
+    auto& ps = pop.state("Graph::restore");
+    const int slot = reserve("restore", reorder_scratch_bytes(ps.n, widest<Views...>()));
+    auto st = pop.s_;
+    return add("restore", after, slot, [st, planes](const ExecSpace& exec, const Scratch& s) {
+      std::apply(
+          [&](const auto&... v) {
+            sieve::restore(st->label, exec, st->trigger, st->perm, st->inv, s, v...);
+          },
+          planes.views);
+      if (st->mask.data() != nullptr)
+        sieve::compact(st->label, exec, st->mask, st->polarity, st->map, st->count, s, st->trigger);
+    });
+  }
+
+  /// An inclusive scan of `in` into `out` with `op` (sieve::inclusive_scan),
+  /// its block sums from the arena, its total into `total` (a rank-0 View; may
+  /// be empty). Returns the node.
+  template <class In, class Out, class Op = Sum,
+            class Total = Kokkos::View<typename Out::non_const_value_type, memory_space>>
+  node inclusive_scan(const In& in, const Out& out, Op op = {}, const Total& total = {},
+                      const deps& after = {}) {
+    using T = typename Out::non_const_value_type;
+    const std::int64_t n = static_cast<std::int64_t>(in.extent(0));
+    const std::size_t elems = scan_scratch_size<T>(n);
+    const int slot = reserve("scan", elems * sizeof(T));
+    return add(
+        "inclusive_scan", after, slot,
+        [in, out, op, total, elems, label = s_->label](const ExecSpace& exec, const Scratch& s) {
+          const Kokkos::View<T*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> sums(
+              reinterpret_cast<T*>(s.data()), elems);
+          if (total.data() != nullptr) sieve::inclusive_scan(label, exec, in, out, op, sums, total);
+          else sieve::inclusive_scan(label, exec, in, out, op, sums);
+        });
+  }
+
+  /// A user kernel: `f(exec)` enqueues work on the instance (no fence, no
+  /// allocation, no host read if the graph is to run on Kokkos::Cuda).
+  /// Returns the node.
+  node kernel(const std::string& name, std::function<void(const ExecSpace&)> f,
+              const deps& after = {}) {
+    return add(name, after, -1, [f](const ExecSpace& exec, const Scratch&) { f(exec); });
+  }
+
+  /// Commit the arena (the graph's one allocation) and, on Kokkos::Cuda,
+  /// capture the nodes into a CUDA graph instantiated once. Called by the
+  /// first launch otherwise; blocking. Throws std::invalid_argument for an
+  /// empty graph, or when called again after a node was added.
+  void instantiate(const ExecSpace& exec) {
+    State& s = *s_;
+    if (s.nodes.empty()) Impl::fail("sieve::Graph::instantiate", "the graph has no node");
+    if (!s.arena.committed()) {
+      s.arena.commit();
+      for (Node& nd : s.nodes)
+        if (nd.slot >= 0) nd.scratch = s.arena.slot(nd.slot);
+    }
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+      if (!s.cuda) s.cuda = capture(exec);
+    }
+#endif
+    (void)exec;
+  }
+
+  /// Run the nodes on `exec`, in order: asynchronous on the instance (as the
+  /// calls they hold are). The first launch instantiates. Throws
+  /// std::invalid_argument for an empty graph.
+  void launch(const ExecSpace& exec) {
+    State& s = *s_;
+    if (!s.arena.committed()) instantiate(exec);
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+      if (!s.cuda) s.cuda = capture(exec);
+      const Impl::CudaDeviceGuard device(exec.cuda_device());
+      SIEVE_CUDA_CHECK(cudaGraphLaunch(s.cuda->exec, exec.cuda_stream()));
+      return;
+    }
+#endif
+    replay(exec);
+  }
+
+  /// The arena the nodes' scratch comes from (its peak / sum / bytes). O(1).
+  const ScratchArena<memory_space>& arena() const { return s_->arena; }
+  std::size_t size() const { return s_->nodes.size(); }
+
+ private:
+  using Scratch = typename ScratchArena<memory_space>::view;
+  struct Node {
+    std::string name;
+    int slot;
+    Scratch scratch;
+    std::function<void(const ExecSpace&, const Scratch&)> run;
+  };
+#if defined(KOKKOS_ENABLE_CUDA)
+  struct CudaGraph {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    ~CudaGraph() {
+      if (exec) cudaGraphExecDestroy(exec);
+      if (graph) cudaGraphDestroy(graph);
+    }
+  };
+#endif
+  struct State {
+    explicit State(const std::string& l) : label(l), arena(l) {}
+    std::string label;
+    ScratchArena<memory_space> arena;
+    std::vector<Node> nodes;
+#if defined(KOKKOS_ENABLE_CUDA)
+    std::shared_ptr<CudaGraph> cuda;
+#endif
+  };
+  std::shared_ptr<State> s_;
+
+  template <class... Views>
+  static constexpr std::uint32_t widest() {
+    return Population<ExecSpace>::template widest<Views...>();
+  }
+
+  /// A slot live while the next node runs only.
+  int reserve(const char* what, std::size_t bytes) {
+    const int step = static_cast<int>(s_->nodes.size());
+    if (s_->arena.committed())
+      Impl::fail("sieve::Graph",
+                 "the graph is instantiated; add every node before the first launch");
+    return s_->arena.reserve(std::string(what) + " " + std::to_string(step), bytes, step, step);
+  }
+
+  template <class F>
+  node add(const std::string& name, const deps& after, int slot, F&& f) {
+    State& s = *s_;
+    if (s.arena.committed())
+      Impl::fail("sieve::Graph",
+                 "the graph is instantiated; add every node before the first launch");
+    const node id = static_cast<node>(s.nodes.size());
+    for (const node d : after)
+      if (d < 0 || d >= id)
+        Impl::fail("sieve::Graph", "node '" + name + "' depends on node " + std::to_string(d) +
+                                       ", which is not an earlier node of this graph");
+    s.nodes.push_back(Node{name, slot, Scratch(), std::forward<F>(f)});
+    return id;
+  }
+
+  void replay(const ExecSpace& exec) const {
+    const std::string region = "sieve::Graph[" + s_->label + "]";
+    Kokkos::Profiling::pushRegion(region);
+    for (const Node& nd : s_->nodes) nd.run(exec, nd.scratch);
+    Kokkos::Profiling::popRegion();
+  }
+
+#if defined(KOKKOS_ENABLE_CUDA)
+  std::shared_ptr<CudaGraph> capture(const ExecSpace& exec) const {
+    auto g = std::make_shared<CudaGraph>();
+    const Impl::CudaDeviceGuard device(exec.cuda_device());
+    if (debug_checks())
+      Impl::fail("sieve::Graph",
+                 "the debug checks read perm / inv back to the host, which a "
+                 "CUDA graph cannot capture; turn them off to launch a graph");
+    sieve::reserve(exec); // Kokkos' lazily allocated buffers, before the capture
+    exec.fence();
+    SIEVE_CUDA_CHECK(cudaStreamBeginCapture(exec.cuda_stream(), cudaStreamCaptureModeThreadLocal));
+    try {
+      replay(exec);
+    } catch (...) {
+      cudaStreamEndCapture(exec.cuda_stream(), &g->graph);
+      throw;
+    }
+    SIEVE_CUDA_CHECK(cudaStreamEndCapture(exec.cuda_stream(), &g->graph));
+    SIEVE_CUDA_CHECK(cudaGraphInstantiateWithFlags(&g->exec, g->graph, 0));
+    return g;
+  }
+#endif
+};
+
+} // namespace sieve

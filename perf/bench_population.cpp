@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve benchmark — what sieve::Population and sieve::Graph cost over the free
+// functions they call: one filtering cycle (compact with the trigger, reorder,
+// restore, compact again) of the same planes, the same work each way.
+//
+//   sieve_bench_population [--log2n N] [--reps R]
+//
+// Variants, interleaved, best of R each: a copy of the planes' bytes (the
+// bandwidth yardstick), the free functions (sieve::compact / reorder /
+// restore with the caller's Views), a sieve::Population, a sieve::Graph of
+// the same three nodes. Column "x sieve": time / the free functions' time.
+#include <sieve/graph.hpp>
+#include <sieve/sieve.hpp>
+
+#include "harness.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Exec = Kokkos::DefaultExecutionSpace;
+using Mem = Exec::memory_space;
+
+struct Planes {
+  Kokkos::View<std::uint8_t*, Mem> alive;
+  Kokkos::View<double*, Mem> x, y, z;
+  Kokkos::View<std::int32_t*, Mem> id;
+  Planes(std::int64_t n, const Kokkos::View<std::uint8_t*, Mem>& mask)
+      : alive("alive", n), x("x", n), y("y", n), z("z", n), id("id", n) {
+    Kokkos::deep_copy(alive, mask);
+    Kokkos::deep_copy(x, 1.0);
+    Kokkos::deep_copy(y, 2.0);
+    Kokkos::deep_copy(z, 3.0);
+  }
+};
+
+} // namespace
+
+int main(int argc, char* argv[]) {
+  sieve_bench::keepFreedPages();
+  Kokkos::ScopeGuard guard(argc, argv);
+  int log2n = 22, reps = 15;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--log2n" && i + 1 < argc) log2n = std::atoi(argv[++i]);
+    else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+  }
+  const std::int64_t n = std::int64_t(1) << log2n;
+  const Exec exec;
+  std::printf("sieve_bench_population: n = 2^%d, %s, best of %d\n", log2n, Exec::name(), reps);
+  sieve_bench::printHeader();
+  for (const double kept : {0.25, 0.75}) {
+    Kokkos::View<std::uint8_t*, Mem> mask("mask", n);
+    auto h = Kokkos::create_mirror_view(mask);
+    for (std::int64_t i = 0; i < n; ++i)
+      h(i) = static_cast<std::uint8_t>(((i * 2654435761u) >> 7) % 1000 < kept * 1000);
+    Kokkos::deep_copy(mask, h);
+
+    // The free functions, with the caller's Views.
+    const Planes a(n, mask);
+    Kokkos::View<std::int32_t*, Mem> map("map", n), perm("perm", n), inv("inv", n);
+    Kokkos::parallel_for(
+        "init", Kokkos::RangePolicy<Exec>(exec, 0, n),
+        KOKKOS_LAMBDA(const std::int64_t i) { perm(i) = inv(i) = static_cast<std::int32_t>(i); });
+    Kokkos::View<std::uint32_t, Mem> count("count");
+    Kokkos::View<unsigned char*, Mem> scratch("scratch", sieve::reorder_scratch_bytes(n, 8));
+    sieve::Trigger<Mem> trig("t", 0.5f);
+    Kokkos::deep_copy(trig.span, static_cast<std::uint32_t>(n));
+    // A Population, and a Graph of the same cycle.
+    const Planes b(n, mask), c(n, mask);
+    sieve::Population<Exec> pop("bench", exec, n);
+    const auto pb = sieve::planes(b.alive, b.x, b.y, b.z, b.id);
+    sieve::Population<Exec> gpop("graph", exec, n, {0.5f, 0});
+    const auto pc = sieve::planes(c.alive, c.x, c.y, c.z, c.id);
+    sieve::Graph<Exec> graph("cycle");
+    graph.compact(gpop, c.alive);
+    graph.reorder(gpop, pc);
+    graph.restore(gpop, pc);
+    graph.instantiate(exec);
+    // The yardstick: one copy of the planes' bytes.
+    const Planes d(n, mask), e(n, mask);
+
+    sieve_bench::Case cs;
+    cs.name = "cycle, " + std::to_string(static_cast<int>(kept * 100)) + "% kept";
+    cs.primitive = "population";
+    cs.n = n;
+    cs.kept = kept;
+    cs.baseline = "copy of the planes";
+    cs.subject = "free functions";
+    const double bytes = 2.0 * n * (1 + 3 * 8 + 4);
+    cs.variants.push_back({"copy of the planes",
+                           [&] {
+                             Kokkos::deep_copy(exec, e.alive, d.alive);
+                             Kokkos::deep_copy(exec, e.x, d.x);
+                             Kokkos::deep_copy(exec, e.y, d.y);
+                             Kokkos::deep_copy(exec, e.z, d.z);
+                             Kokkos::deep_copy(exec, e.id, d.id);
+                             exec.fence();
+                           },
+                           {},
+                           bytes});
+    cs.variants.push_back({"free functions",
+                           [&] {
+                             sieve::compact(exec, a.alive, map, count, scratch, trig);
+                             sieve::reorder(exec, a.alive, perm, inv, map, count, trig, scratch,
+                                            a.alive, a.x, a.y, a.z, a.id);
+                             sieve::restore(exec, trig, perm, inv, scratch, a.alive, a.x, a.y, a.z,
+                                            a.id);
+                             sieve::compact(exec, a.alive, map, count, scratch, trig);
+                             exec.fence();
+                           },
+                           {},
+                           0});
+    cs.variants.push_back({"sieve::Population",
+                           [&] {
+                             pop.compact_async(exec, b.alive);
+                             pop.reorder(exec, pb);
+                             pop.restore(exec, pb);
+                             exec.fence();
+                           },
+                           {},
+                           0});
+    cs.variants.push_back({"sieve::Graph",
+                           [&] {
+                             graph.launch(exec);
+                             exec.fence();
+                           },
+                           {},
+                           0});
+    sieve_bench::runCase(cs, reps);
+    sieve_bench::printCase(cs);
+  }
+  return 0;
+}

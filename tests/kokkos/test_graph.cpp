@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve Kokkos tests — sieve::ScratchArena (peak, not sum), sieve::Graph (100
+// launches equal the direct calls step by step; the mask changes between
+// launches; nothing allocated per launch) and sieve::Scanner (against
+// std::inclusive_scan / exclusive_scan; upload / download; clones).
+#include "backend.hpp"
+
+#include <sieve/graph.hpp>
+#include <sieve/scanner.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace sieve_test;
+
+// --- ScratchArena --------------------------------------------------------------------------
+
+TEST(ScratchArena, PeakNotSum) {
+  sieve::ScratchArena<TestMem> arena("t");
+  const int a = arena.reserve("a", 1000, 0, 2);       // live over steps 0..2
+  const int b = arena.reserve("b", 3000, 1, 1);       // with a
+  const int c = arena.reserve("c", 2000, 3, 4);       // after both: shares their bytes
+  const int d = arena.reserve("d", 500, 4, 4);        // with c
+  EXPECT_THROW(arena.slot(a), std::invalid_argument); // before commit
+  arena.commit();
+  EXPECT_THROW(arena.reserve("late", 8, 5, 5), std::invalid_argument);
+  EXPECT_THROW(arena.commit(), std::invalid_argument);
+  auto begin = [&](int id) { return reinterpret_cast<std::uintptr_t>(arena.slot(id).data()); };
+  auto apart = [&](int x, int y) {
+    const auto xb = begin(x), yb = begin(y);
+    return xb + arena.slot(x).extent(0) <= yb || yb + arena.slot(y).extent(0) <= xb;
+  };
+  EXPECT_TRUE(apart(a, b));
+  EXPECT_TRUE(apart(c, d));
+  EXPECT_GE(arena.slot(a).extent(0), 1000u);
+  EXPECT_GE(arena.slot(b).extent(0), 3000u);
+  EXPECT_EQ(arena.peak_bytes(), 1024u + 3072u); // a and b at step 1 (128-byte rounding)
+  EXPECT_EQ(arena.sum_bytes(), 1024u + 3072u + 2048u + 512u);
+  EXPECT_EQ(arena.bytes(), arena.peak_bytes());
+  for (const int id : {a, b, c, d}) EXPECT_EQ(begin(id) % 128, 0u);
+  EXPECT_THROW(arena.reserve("x", 8, 2, 1), std::invalid_argument);
+}
+
+/// Chains of 1, 2 and 5 compaction nodes share one slot: the arena is one
+/// compaction's scratch, not k of them.
+TEST(ScratchArena, ChainsOfCompactionsShareOneSlot) {
+  const TestExec exec;
+  const std::int64_t n = 10000;
+  for (const int k : {1, 2, 5}) {
+    sieve::Population<TestExec> pop("chain", exec, n, {0.5f, 0});
+    const auto alive = filled<std::uint8_t>(n, 1, "alive");
+    sieve::Graph<TestExec> g("chain");
+    for (int i = 0; i < k; ++i) g.compact(pop, alive);
+    g.instantiate(exec);
+    const std::size_t one = (sieve::compact_scratch_bytes(n) + 127) / 128 * 128;
+    EXPECT_EQ(g.arena().bytes(), one) << k << " nodes";
+    EXPECT_EQ(g.arena().peak_bytes(), one);
+    EXPECT_EQ(g.arena().sum_bytes(), k * one);
+    g.launch(exec);
+    EXPECT_EQ(read(pop.count()), static_cast<std::uint32_t>(n));
+  }
+}
+
+// --- Graph ---------------------------------------------------------------------------------
+
+/// A step of every slot; the step number is read on the device (a graph
+/// captured on Kokkos::Cuda replays its kernels' arguments as captured).
+struct Transport {
+  DView<std::uint8_t> alive;
+  DView<double> x;
+  DView<std::int32_t> id;
+  Kokkos::View<int, TestDevice> step;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    const std::uint64_t key =
+        (static_cast<std::uint64_t>(id(i)) << 20) ^ static_cast<std::uint64_t>(step());
+    if (alive(i)) {
+      x(i) += hashUnit(key * 3 + 1);
+      if (hashUnit(key * 3 + 2) < 0.07) alive(i) = 0;
+    } else if (hashUnit(key * 3 + 3) < 0.01) {
+      alive(i) = 1;
+      x(i) = -1.0;
+    }
+  }
+};
+struct NextStep {
+  Kokkos::View<int, TestDevice> step;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const { step() += 1; }
+};
+
+struct System {
+  DView<std::uint8_t> alive;
+  DView<double> x;
+  DView<std::int32_t> id;
+  Kokkos::View<int, TestDevice> step{"step"};
+  explicit System(std::int64_t n)
+      : alive(filled<std::uint8_t>(n, 1, "alive")), x(filled<double>(n, 0.0, "x")), id("id", n) {
+    std::vector<std::int32_t> ids(n);
+    std::iota(ids.begin(), ids.end(), 0);
+    Kokkos::deep_copy(id, toDevice(ids));
+  }
+  void transport(const TestExec& exec) const {
+    Kokkos::parallel_for("test::transport",
+                         Kokkos::RangePolicy<TestExec, Kokkos::IndexType<std::int64_t>>(
+                             exec, 0, static_cast<std::int64_t>(alive.extent(0))),
+                         Transport{alive, x, id, step});
+  }
+  void next(const TestExec& exec) const {
+    Kokkos::parallel_for("test::next", Kokkos::RangePolicy<TestExec>(exec, 0, 1), NextStep{step});
+  }
+};
+
+TEST(Graph, HundredLaunchesEqualTheDirectCalls) {
+  const TestExec exec;
+  const std::int64_t n = 30000;
+  // The graph's population and planes.
+  const System a(n);
+  sieve::Population<TestExec> popA("graph", exec, n, {0.5f, 0}); // scratch from the arena
+  const auto planesA = sieve::planes(a.alive, a.x, a.id);
+  sieve::Graph<TestExec> step("step");
+  step.kernel("transport", [a](const TestExec& e) { a.transport(e); });
+  step.compact(popA, a.alive);
+  step.reorder(popA, planesA);
+  step.kernel("next", [a](const TestExec& e) { a.next(e); });
+  sieve::Graph<TestExec> finish("finish");
+  finish.restore(popA, planesA);
+  EXPECT_THROW(sieve::Graph<TestExec>("empty").launch(exec), std::invalid_argument);
+  // The same through direct calls.
+  const System b(n);
+  sieve::Population<TestExec> popB("direct", exec, n);
+  const auto planesB = sieve::planes(b.alive, b.x, b.id);
+
+  int fired = 0;
+  for (int s = 0; s < 100; ++s) {
+    SCOPED_TRACE("launch " + std::to_string(s));
+    step.launch(exec);
+    b.transport(exec);
+    popB.compact_async(exec, b.alive);
+    fired += read(popB.trigger().fire) != 0;
+    popB.reorder(exec, planesB);
+    b.next(exec);
+    if (s == 49) {
+      finish.launch(exec);
+      popB.restore(exec, planesB);
+    }
+    exec.fence();
+    ASSERT_EQ(toHost(a.alive), toHost(b.alive));
+    const auto ax = toHost(a.x), bx = toHost(b.x);
+    ASSERT_EQ(0, std::memcmp(ax.data(), bx.data(), ax.size() * sizeof(double)));
+    ASSERT_EQ(toHost(a.id), toHost(b.id));
+    ASSERT_EQ(toHost(popA.perm()), toHost(popB.perm()));
+    ASSERT_EQ(toHost(popA.indices()), toHost(popB.indices()));
+    ASSERT_EQ(read(popA.trigger().span), read(popB.trigger().span));
+  }
+  EXPECT_GT(fired, 1) << "the scenario must reorder";
+  // Nodes cannot be added once the graph runs.
+  EXPECT_THROW(step.compact(popA, a.alive), std::invalid_argument);
+  // The final restore: ids back in order.
+  finish.launch(exec);
+  exec.fence();
+  std::vector<std::int32_t> ids(n);
+  std::iota(ids.begin(), ids.end(), 0);
+  EXPECT_EQ(toHost(a.id), ids);
+  // Bad dependencies and masks.
+  sieve::Graph<TestExec> bad("bad");
+  EXPECT_THROW(bad.kernel("k", [](const TestExec&) {}, {0}), std::invalid_argument);
+  const auto shortMask = filled<std::uint8_t>(n - 1, 1, "short");
+  EXPECT_THROW(bad.compact(popA, shortMask), std::invalid_argument);
+}
+
+TEST(Graph, ScanNodesShareTheArena) {
+  const TestExec exec;
+  const std::int64_t n = 50000;
+  std::vector<std::int32_t> h(n);
+  for (std::int64_t i = 0; i < n; ++i) h[i] = static_cast<std::int32_t>(i % 7) - 3;
+  const auto in = toDevice(h);
+  DView<std::int32_t> mid("mid", n), out("out", n);
+  Kokkos::View<std::int32_t, TestDevice> total("total");
+  sieve::Graph<TestExec> g("scans");
+  g.inclusive_scan(in, mid);
+  g.inclusive_scan(mid, out, sieve::Max{}, total);
+  g.launch(exec);
+  exec.fence();
+  std::vector<std::int32_t> m(n), o(n);
+  std::inclusive_scan(h.begin(), h.end(), m.begin());
+  std::inclusive_scan(m.begin(), m.end(), o.begin(),
+                      [](std::int32_t x, std::int32_t y) { return x > y ? x : y; });
+  EXPECT_EQ(toHost(mid), m);
+  EXPECT_EQ(toHost(out), o);
+  std::int32_t t = 0;
+  Kokkos::deep_copy(t, total);
+  EXPECT_EQ(t, o.back());
+  EXPECT_EQ(g.arena().bytes() * 2, g.arena().sum_bytes());
+}
+
+// --- Scanner -------------------------------------------------------------------------------
+
+TEST(Scanner, InclusiveAndExclusiveRoundTrips) {
+  const TestExec exec;
+  const std::int64_t n = 100003;
+  sieve::Scanner<std::int64_t, sieve::Sum, true, TestExec> inc("inc", n);
+  sieve::Scanner<std::int64_t, sieve::Sum, false, TestExec> exc("exc", n, {}, 5);
+  std::vector<std::int64_t> h(n);
+  for (std::int64_t i = 0; i < n; ++i) h[i] = (i * 2654435761LL) % 1000 - 500;
+  for (std::int64_t i = 0; i < n; ++i) inc.host_inputs()(i) = exc.host_inputs()(i) = h[i];
+  inc.upload(exec);
+  exc.upload(exec);
+  inc.run(exec);
+  exc.run(exec);
+  inc.download(exec);
+  exc.download(exec);
+  exec.fence();
+  std::vector<std::int64_t> wi(n), we(n);
+  std::inclusive_scan(h.begin(), h.end(), wi.begin());
+  std::exclusive_scan(h.begin(), h.end(), we.begin(), std::int64_t(5));
+  std::int64_t badI = 0, badE = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    badI += inc.host_results()(i) != wi[i];
+    badE += exc.host_results()(i) != we[i];
+  }
+  EXPECT_EQ(badI, 0);
+  EXPECT_EQ(badE, 0);
+  EXPECT_EQ(inc.total(exec), wi.back());
+  EXPECT_EQ(exc.total(exec), we.back() + h.back());
+  // A clone keeps its own buffers.
+  const auto c = inc.clone(exec);
+  Kokkos::deep_copy(inc.inputs(), std::int64_t(1));
+  inc.run(exec);
+  EXPECT_EQ(inc.total(exec), n);
+  EXPECT_EQ(c.total(exec), wi.back());
+  EXPECT_EQ(toHost(c.results()), wi);
+  EXPECT_THROW((sieve::Scanner<int, sieve::Sum, true, TestExec>("bad", -1)), std::invalid_argument);
+}
+
+} // namespace
