@@ -17,8 +17,12 @@
 #    CUDA face when nvcc is found (-DSIEVE_ENABLE_CUDA=ON; its tests skip without
 #    a GPU); otherwise CMake's default, which follows Kokkos.
 # --sanitize: the build (default dir build-asan/) under AddressSanitizer +
-#   UndefinedBehaviorSanitizer (g++; no CUDA, no benchmarks): the host, core
-#   and Kokkos test binaries, for `ctest --test-dir build-asan`.
+#   UndefinedBehaviorSanitizer (g++; no CUDA, no benchmarks) of the test
+#   binaries CI runs there: host, core, the Kokkos API and the MPI face on the
+#   portable face (Kokkos::Serial: the code the other test runs do not reach
+#   through the native twins), and the cross-backend comparison; for
+#   `ctest --test-dir build-asan -R '^(host|core|kokkos\.serial|crossbackend|mpi\.serial)'`.
+#   (The fuzzer runs the OpenMP face under the same sanitizers.)
 # --fuzz: the differential fuzzer (default dir build-fuzz/): installs clang and
 #   libomp-dev, builds Kokkos with clang into .deps/kokkos-clang (same source),
 #   and builds build-fuzz/tests/fuzz/sieve_fuzz_api; scripts/fuzz.sh runs it.
@@ -234,7 +238,14 @@ mkdir -p "$build_dir"
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "-DKokkos_ROOT=$kokkos_root" \
   "${cuda_args[@]}" "${variant_args[@]}" >"$build_dir/configure.log" 2>&1 || { cat "$build_dir/configure.log"; die "configure failed"; }
 say "building Sieve ($(nproc) jobs)"
-cmake --build "$build_dir" -j "$(nproc)"
+if [ "$variant" = sanitize ]; then
+  targets=(sieve_test_host sieve_test_core sieve_test_serial sieve_test_crossbackend)
+  cmake --build "$build_dir" --target help | grep -q 'sieve_test_mpi_serial' &&
+    targets+=(sieve_test_mpi_serial)
+  cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"
+else
+  cmake --build "$build_dir" -j "$(nproc)"
+fi
 case "$variant" in
   fuzz) say "done: fuzz with 'scripts/fuzz.sh [SECONDS]'" ;;
   *) say "done: tests with 'ctest --test-dir $(realpath --relative-to="$PWD" "$build_dir") --output-on-failure -j 2'" ;;
