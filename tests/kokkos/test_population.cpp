@@ -225,6 +225,28 @@ TEST(Population, CopiesShareAndClonesDoNot) {
   EXPECT_THROW(clone.reorder(exec, sieve::planes(a.alive)), std::invalid_argument);
 }
 
+/// A restore compacts the last mask again, after the caller's View of it is
+/// gone: the population keeps the mask allocated (ASan sees a use after free
+/// otherwise).
+TEST(Population, TheMaskOutlivesTheCallersView) {
+  const TestExec exec;
+  const std::int64_t n = 5000;
+  sieve::Population<TestExec> pop("p", exec, n);
+  const auto x = filled<double>(n, 1.0, "x");
+  std::vector<std::uint8_t> m(n);
+  std::vector<std::int32_t> kept;
+  for (std::int64_t i = 0; i < n; ++i) {
+    m[i] = i % 7 == 3;
+    if (m[i]) kept.push_back(static_cast<std::int32_t>(i));
+  }
+  {
+    const auto mask = toDevice(m, "temporary mask");
+    pop.compact(exec, mask);
+  } // the caller's last handle of the mask goes
+  pop.restore(exec, sieve::planes(x));
+  EXPECT_EQ(toHost(pop.indices()), kept);
+}
+
 TEST(Population, WideAndEmptyPlanes) {
   const TestExec exec;
   // 16-byte planes grow the scratch once; n = 0 is a valid (empty) population.

@@ -70,12 +70,12 @@ class Graph {
     pop.checkMask("sieve::Graph::compact", mask);
     const int slot = reserve("compact", compact_scratch_bytes(ps.n));
     auto st = pop.s_;
-    const typename Population<ExecSpace>::mask_view m(mask.data(), mask.extent(0));
-    return add("compact", after, slot, [st, m, polarity](const ExecSpace& exec, const Scratch& s) {
-      sieve::compact(st->label, exec, m, polarity, st->map, st->count, s, st->trigger);
-      st->mask = m;
-      st->polarity = polarity;
-    });
+    // The node holds a copy of the caller's mask handle: its bytes stay allocated.
+    return add(
+        "compact", after, slot, [st, mask, polarity](const ExecSpace& exec, const Scratch& s) {
+          sieve::compact(st->label, exec, mask, polarity, st->map, st->count, s, st->trigger);
+          Population<ExecSpace>::remember(*st, mask, polarity);
+        });
   }
 
   /// A reorder of `planes` by `pop` (a no-op on the device unless the

@@ -161,8 +161,7 @@ class Population {
     checkMask("sieve::Population::compact", mask);
     growScratch(1);
     sieve::compact(s.label, exec, mask, polarity, s.map, s.count, s.scratch, s.trigger);
-    s.mask = mask_view(mask.data(), mask.extent(0));
-    s.polarity = polarity;
+    remember(s, mask, polarity);
   }
 
   /// When the trigger fired at the last compaction: move the kept samples of
@@ -258,9 +257,20 @@ class Population {
     Trigger<memory_space> trigger;
     scratch_view scratch;
     std::uint32_t scratchElem = 0;
-    mask_view mask; // the last compacted mask (unmanaged alias)
+    mask_view mask; // the last compacted mask (an alias; maskOwner keeps it allocated)
+    std::shared_ptr<const void> maskOwner;
     MaskPolarity polarity = MaskPolarity::keep;
   };
+
+  /// The mask of the last compaction, for the next reorder and restore: an
+  /// alias of its bytes, and a copy of the caller's handle, so that the bytes
+  /// outlive the caller's View (a restore compacts them again).
+  template <class MaskView>
+  static void remember(State& s, const MaskView& mask, MaskPolarity polarity) {
+    s.mask = mask_view(mask.data(), mask.extent(0));
+    s.maskOwner = std::make_shared<const MaskView>(mask);
+    s.polarity = polarity;
+  }
   std::shared_ptr<State> s_;
 
   State& state(const char* what) const {
