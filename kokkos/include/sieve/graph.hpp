@@ -71,11 +71,10 @@ class Graph {
     const int slot = reserve("compact", compact_scratch_bytes(ps.n));
     auto st = pop.s_;
     // The node holds a copy of the caller's mask handle: its bytes stay allocated.
-    return add(
-        "compact", after, slot, [st, mask, polarity](const ExecSpace& exec, const Scratch& s) {
-          sieve::compact(st->label, exec, mask, polarity, st->map, st->count, s, st->trigger);
-          Population<ExecSpace>::remember(*st, mask, polarity);
-        });
+    return add("compact", after, slot,
+               [st, mask, polarity](const ExecSpace& exec, const Scratch& s) {
+                 Population<ExecSpace>::compactWith(*st, exec, s, mask, polarity);
+               });
   }
 
   /// A reorder of `planes` by `pop` (a no-op on the device unless the
@@ -88,14 +87,7 @@ class Graph {
     const int slot = reserve("reorder", reorder_scratch_bytes(ps.n, widest<Views...>()));
     auto st = pop.s_;
     return add("reorder", after, slot, [st, planes](const ExecSpace& exec, const Scratch& s) {
-      if (st->mask.data() == nullptr && st->n > 0)
-        Impl::fail("sieve::Graph::reorder", "no compaction of its population before it");
-      std::apply(
-          [&](const auto&... v) {
-            sieve::reorder(st->label, exec, st->mask, st->polarity, st->perm, st->inv, st->map,
-                           st->count, st->trigger, s, v...);
-          },
-          planes.views);
+      Population<ExecSpace>::reorderWith(*st, exec, s, planes);
     });
   }
 
@@ -108,13 +100,7 @@ class Graph {
     const int slot = reserve("restore", reorder_scratch_bytes(ps.n, widest<Views...>()));
     auto st = pop.s_;
     return add("restore", after, slot, [st, planes](const ExecSpace& exec, const Scratch& s) {
-      std::apply(
-          [&](const auto&... v) {
-            sieve::restore(st->label, exec, st->trigger, st->perm, st->inv, s, v...);
-          },
-          planes.views);
-      if (st->mask.data() != nullptr)
-        sieve::compact(st->label, exec, st->mask, st->polarity, st->map, st->count, s, st->trigger);
+      Population<ExecSpace>::restoreWith(*st, exec, s, planes);
     });
   }
 

@@ -160,8 +160,7 @@ class Population {
     State& s = state("compact");
     checkMask("sieve::Population::compact", mask);
     growScratch(1);
-    sieve::compact(s.label, exec, mask, polarity, s.map, s.count, s.scratch, s.trigger);
-    remember(s, mask, polarity);
+    compactWith(s, exec, s.scratch, mask, polarity);
   }
 
   /// When the trigger fired at the last compaction: move the kept samples of
@@ -176,16 +175,8 @@ class Population {
   template <class... Views>
   void reorder(const ExecSpace& exec, const Planes<Views...>& planes) const {
     State& s = state("reorder");
-    if (s.mask.data() == nullptr && s.n > 0)
-      Impl::fail("sieve::Population::reorder",
-                 "no compaction since the population was made (or cloned); call compact first");
     growScratch(widest<Views...>());
-    std::apply(
-        [&](const auto&... v) {
-          sieve::reorder(s.label, exec, s.mask, s.polarity, s.perm, s.inv, s.map, s.count,
-                         s.trigger, s.scratch, v...);
-        },
-        planes.views);
+    reorderWith(s, exec, s.scratch, planes);
   }
 
   /// Move every plane back to sample order (sieve::restore with the
@@ -198,13 +189,7 @@ class Population {
   void restore(const ExecSpace& exec, const Planes<Views...>& planes) const {
     State& s = state("restore");
     growScratch(widest<Views...>());
-    std::apply(
-        [&](const auto&... v) {
-          sieve::restore(s.label, exec, s.trigger, s.perm, s.inv, s.scratch, v...);
-        },
-        planes.views);
-    if (s.mask.data() != nullptr)
-      sieve::compact(s.label, exec, s.mask, s.polarity, s.map, s.count, s.scratch, s.trigger);
+    restoreWith(s, exec, s.scratch, planes);
   }
 
   /// The kept count of the last compaction (0 before the first), on the
@@ -261,6 +246,39 @@ class Population {
     std::shared_ptr<const void> maskOwner;
     MaskPolarity polarity = MaskPolarity::keep;
   };
+
+  // The steps themselves, with a given scratch: the direct calls give the
+  // population's own, a sieve::Graph node its arena slot.
+  template <class Scratch, class MaskView>
+  static void compactWith(State& s, const ExecSpace& exec, const Scratch& scratch,
+                          const MaskView& mask, MaskPolarity polarity) {
+    sieve::compact(s.label, exec, mask, polarity, s.map, s.count, scratch, s.trigger);
+    remember(s, mask, polarity);
+  }
+  template <class Scratch, class... Views>
+  static void reorderWith(State& s, const ExecSpace& exec, const Scratch& scratch,
+                          const Planes<Views...>& planes) {
+    if (s.mask.data() == nullptr && s.n > 0)
+      Impl::fail("sieve::Population::reorder",
+                 "no compaction since the population was made (or cloned); call compact first");
+    std::apply(
+        [&](const auto&... v) {
+          sieve::reorder(s.label, exec, s.mask, s.polarity, s.perm, s.inv, s.map, s.count,
+                         s.trigger, scratch, v...);
+        },
+        planes.views);
+  }
+  template <class Scratch, class... Views>
+  static void restoreWith(State& s, const ExecSpace& exec, const Scratch& scratch,
+                          const Planes<Views...>& planes) {
+    std::apply(
+        [&](const auto&... v) {
+          sieve::restore(s.label, exec, s.trigger, s.perm, s.inv, scratch, v...);
+        },
+        planes.views);
+    if (s.mask.data() != nullptr)
+      sieve::compact(s.label, exec, s.mask, s.polarity, s.map, s.count, scratch, s.trigger);
+  }
 
   /// The mask of the last compaction, for the next reorder and restore: an
   /// alias of its bytes, and a copy of the caller's handle, so that the bytes
