@@ -513,10 +513,14 @@ struct FindallFencedReturn {
 ///
 /// Returns a new rank-1 View (LayoutRight, the space's memory space) of
 /// exactly the selected length. Every algorithm is stable and gives the same
-/// bytes on every backend and thread count. O(n) work (the mask is read
-/// twice), O(n / tile) scratch. Blocks: it fences `exec` once to read the
-/// count (and again before freeing a workspace of its own); the write is then
-/// enqueued on `exec` (complete after exec.fence(); immediate on host spaces).
+/// bytes on every backend and thread count. On Kokkos::OpenMP, a contiguous
+/// mask (or the predicate's) with int64 indices (rank 1), linear indices or
+/// contiguous values of 1, 2, 4 or 8 bytes is written by the native host
+/// select (native/host/select.hpp: vectorised, whole cache lines streamed
+/// past the caches for outputs of Tuning::Host::kSelectStreamBytes or more). O(n) work (the mask is
+/// read twice), O(n / tile) scratch. Blocks: it fences `exec` once to read the count (and again
+/// before freeing a workspace of its own); the write is then enqueued on `exec` (complete after
+/// exec.fence(); immediate on host spaces).
 ///
 /// With `sieve::into(result, count)` (result: a rank-1 View of the item type;
 /// count: a rank-0 View of std::int64_t) it returns nothing and is

@@ -39,7 +39,34 @@ struct HostKernels {
   void (*scatter)(const void* stage, void* plane, std::uint32_t elemBytes,
                   const std::uint32_t* bits, std::int64_t a, std::int64_t b, std::int64_t kp,
                   std::int64_t kEnd, std::int64_t dp, std::int64_t dEnd);
+  /// The indices k (int64) of the samples of [i, i + len) whose mask byte is
+  /// non-zero, in order, stored from dst; returns how many. len <=
+  /// kSelectChunk. May store up to kSelectSlack bytes past the last item.
+  std::int64_t (*selectIndices)(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
+                                std::int64_t* dst);
+  /// The same with values[k] (elements of elemBytes = 1, 2, 4 or 8 bytes).
+  std::int64_t (*selectValues)(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
+                               const void* values, std::uint32_t elemBytes, void* dst);
 };
+
+/// Samples per call of a select kernel (at most 4096 bytes of 8-byte items).
+inline constexpr std::int64_t kSelectChunk = 512;
+/// Bytes a select kernel may store past its last item.
+inline constexpr std::int64_t kSelectSlack = 64;
+
+/// The exact select of one element type (also the tail of the vector ones):
+/// items(k) of the selected samples of [i, i + len) from dst; returns how many.
+template <class T, class Item>
+std::int64_t selectExact(const std::uint8_t* mask, std::int64_t i, std::int64_t len, T* dst,
+                         const Item& item) {
+  std::int64_t f = 0;
+  for (std::int64_t j = 0; j < len; ++j) {
+    // Branch-free: every item is stored, the cursor moves when selected.
+    dst[f] = item(i + j);
+    f += mask[i + j] != 0;
+  }
+  return f;
+}
 
 /// The scalar sum scan of in[i, len) from `acc` (the tail of every
 /// vectorised scanSum32); returns the running sum.

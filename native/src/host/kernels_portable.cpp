@@ -112,10 +112,46 @@ void scatterPortable(const void* stage, void* plane, std::uint32_t elemBytes,
   });
 }
 
+std::int64_t selectIndicesPortable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
+                                   std::int64_t* dst) {
+  std::int64_t f = 0, j = 0;
+  for (; j + 16 <= len; j += 16) {
+    const std::uint32_t bits = nonzeroBits16(mask + i + j);
+    if (bits == 0u) continue;
+    // One table row (8 positions) per byte of bits, stored whole; the slack
+    // is overwritten in order by what follows (or lies in the caller's room).
+    const std::int64_t base = i + j;
+    for (int h = 0; h < 2; ++h) {
+      const std::uint32_t m = (bits >> (8 * h)) & 0xFFu;
+      for (int k = 0; k < 8; ++k) dst[f + k] = base + 8 * h + kBitLut.pos[m][k];
+      f += kBitLut.pop[m];
+    }
+  }
+  return f + selectExact(mask, i + j, len - j, dst + f, [](std::int64_t k) { return k; });
+}
+
+std::int64_t selectValuesPortable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
+                                  const void* values, std::uint32_t elemBytes, void* dst) {
+  std::int64_t f = 0;
+  withElem(elemBytes, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* v = static_cast<const T*>(values);
+    T* d = static_cast<T*>(dst);
+    std::int64_t j = 0;
+    for (; j + 16 <= len; j += 16) {
+      for (std::uint32_t bits = nonzeroBits16(mask + i + j); bits != 0u; bits &= bits - 1u)
+        d[f++] = v[i + j + ctz32(bits)];
+    }
+    f += selectExact(mask, i + j, len - j, d + f, [v](std::int64_t k) { return v[k]; });
+  });
+  return f;
+}
+
 } // namespace
 
 const HostKernels& hostKernelsPortable() {
-  static const HostKernels k{countPortable, writePortable, scanSum32Portable, scatterPortable};
+  static const HostKernels k{countPortable,   writePortable,         scanSum32Portable,
+                             scatterPortable, selectIndicesPortable, selectValuesPortable};
   return k;
 }
 

@@ -290,15 +290,108 @@ void scatterAvx512(const void* stage, void* plane, std::uint32_t elemBytes,
   }
 }
 
+/// Non-zero bits of the `len` (<= 64) mask bytes at p; no byte past them is read.
+SIEVE_TARGET_AVX512 inline std::uint64_t nonzero64Avx512(const std::uint8_t* p, std::int64_t len) {
+  if (len >= 64) {
+    const __m512i v = _mm512_loadu_si512(p);
+    return static_cast<std::uint64_t>(_mm512_test_epi8_mask(v, v));
+  }
+  const auto lanes = static_cast<__mmask64>((std::uint64_t(1) << len) - 1u);
+  const __m512i v = _mm512_maskz_loadu_epi8(lanes, p);
+  return static_cast<std::uint64_t>(_mm512_test_epi8_mask(v, v));
+}
+
+SIEVE_TARGET_AVX512 std::int64_t selectIndicesAvx512(const std::uint8_t* mask, std::int64_t i,
+                                                     std::int64_t len, std::int64_t* dst) {
+  alignas(64) static constexpr std::uint8_t kIota[64] = {
+      0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+      22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+      44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+  const __m512i iota = _mm512_load_si512(kIota);
+  alignas(64) std::uint8_t offs[64];
+  std::int64_t f = 0;
+  for (std::int64_t j = 0; j < len; j += 64) {
+    const std::int64_t m = len - j < 64 ? len - j : 64;
+    const std::uint64_t bits = nonzero64Avx512(mask + i + j, m);
+    if (bits == 0u) continue;
+    const auto cnt = static_cast<std::int64_t>(_mm_popcnt_u64(bits));
+    // The selected offsets compressed into bytes, widened 8 at a time to
+    // int64 (one 64-byte store per 8 items; the slack lies in the caller's room).
+    _mm512_store_si512(offs, _mm512_maskz_compress_epi8(static_cast<__mmask64>(bits), iota));
+    const __m512i base = _mm512_set1_epi64(i + j);
+    for (std::int64_t g = 0; g < cnt; g += 8)
+      _mm512_storeu_si512(dst + f + g,
+                          _mm512_add_epi64(base, _mm512_cvtepu8_epi64(_mm_loadl_epi64(
+                                                     reinterpret_cast<const __m128i*>(offs + g)))));
+    f += cnt;
+  }
+  return f;
+}
+
+/// The selected lanes of v (lane width W bytes) packed to the front.
+template <int W>
+SIEVE_TARGET_AVX512 inline __m512i compressKept(__m512i v, std::uint64_t k) {
+  if constexpr (W == 1) return _mm512_maskz_compress_epi8(static_cast<__mmask64>(k), v);
+  else if constexpr (W == 2) return _mm512_maskz_compress_epi16(static_cast<__mmask32>(k), v);
+  else if constexpr (W == 4) return _mm512_maskz_compress_epi32(static_cast<__mmask16>(k), v);
+  else return _mm512_maskz_compress_epi64(static_cast<__mmask8>(k), v);
+}
+
+/// 64 bytes of values at p, of which only the first `bytes` are read.
+SIEVE_TARGET_AVX512 inline __m512i loadBytes(const unsigned char* p, std::int64_t bytes) {
+  if (bytes >= 64) return _mm512_loadu_si512(p);
+  return _mm512_maskz_loadu_epi8(static_cast<__mmask64>((std::uint64_t(1) << bytes) - 1u), p);
+}
+
+template <int W>
+SIEVE_TARGET_AVX512 std::int64_t selectValuesAvx512W(const std::uint8_t* mask, std::int64_t i,
+                                                     std::int64_t len, const unsigned char* v,
+                                                     unsigned char* dst) {
+  constexpr int lanes = 64 / W;
+  std::int64_t f = 0;
+  for (std::int64_t j = 0; j < len; j += 64) {
+    const std::int64_t m = len - j < 64 ? len - j : 64;
+    const std::uint64_t bits = nonzero64Avx512(mask + i + j, m);
+    if (bits == 0u) continue;
+    for (std::int64_t q = 0; q < m; q += lanes) {
+      const std::uint64_t k = lanes == 64 ? bits : (bits >> q) & ((std::uint64_t(1) << lanes) - 1u);
+      if (k == 0u) continue; // a line of values with nothing selected is not read
+      const std::int64_t valid = m - q < lanes ? m - q : lanes;
+      _mm512_storeu_si512(dst + f * W,
+                          compressKept<W>(loadBytes(v + (i + j + q) * W, valid * W), k));
+      f += static_cast<std::int64_t>(_mm_popcnt_u64(k));
+    }
+  }
+  return f;
+}
+
+std::int64_t selectValuesAvx512(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
+                                const void* values, std::uint32_t elemBytes, void* dst) {
+  const auto* v = static_cast<const unsigned char*>(values);
+  auto* d = static_cast<unsigned char*>(dst);
+  switch (elemBytes) {
+  case 1: return selectValuesAvx512W<1>(mask, i, len, v, d);
+  case 2: return selectValuesAvx512W<2>(mask, i, len, v, d);
+  case 4: return selectValuesAvx512W<4>(mask, i, len, v, d);
+  default: return selectValuesAvx512W<8>(mask, i, len, v, d);
+  }
+}
+
 } // namespace
 
 const HostKernels& hostKernelsAvx2() {
-  static const HostKernels k{countAvx2, writeAvx2, scanSum32Avx2, hostKernelsPortable().scatter};
+  static const HostKernels k{countAvx2,
+                             writeAvx2,
+                             scanSum32Avx2,
+                             hostKernelsPortable().scatter,
+                             hostKernelsPortable().selectIndices,
+                             hostKernelsPortable().selectValues};
   return k;
 }
 
 const HostKernels& hostKernelsAvx512() {
-  static const HostKernels k{countAvx512, writeAvx512, scanSum32Avx512, scatterAvx512};
+  static const HostKernels k{countAvx512,   writeAvx512,         scanSum32Avx512,
+                             scatterAvx512, selectIndicesAvx512, selectValuesAvx512};
   return k;
 }
 

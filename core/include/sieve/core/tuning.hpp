@@ -29,6 +29,9 @@ inline constexpr std::int64_t kScanMinPerThread = 32 * 1024;
 inline constexpr std::int64_t kScanRoundBytesPerThread = 512 * 1024;
 /// cpu::Scan's default block size (elements per block sum).
 inline constexpr unsigned kScanBlock = 1024;
+/// Output bytes from which findall's select writes whole cache lines with
+/// non-temporal stores (far past what the caches keep for the caller).
+inline constexpr std::uint64_t kSelectStreamBytes = std::uint64_t(32) << 20;
 } // namespace Host
 
 /// The native CUDA kernels (native/src/cuda, cuda::Scan).

@@ -10,6 +10,12 @@
 #include <sieve/impl/findall/ordinal.hpp>
 #include <sieve/impl/findall/plan.hpp>
 
+#if defined(KOKKOS_ENABLE_OPENMP)
+#include <sieve/native/host/select.hpp>
+#endif
+
+#include <type_traits>
+
 namespace sieve {
 namespace Impl {
 namespace Findall {
@@ -82,6 +88,90 @@ void countPhase(const Exec& exec, const Names& names, const Plan& p, const Regio
       KOKKOS_LAMBDA(const i64) { *word = tiles > 0 ? tileEnd[tiles - 1] : 0; });
 }
 
+/// What the native host select (native/host/select.hpp) writes for Items:
+/// int64 indices (rank-1 indices, linear positions), or values of 1, 2, 4 or
+/// 8 bytes read through a pointer (`source`: null when the View is strided).
+template <class Items>
+struct NativeItems {
+  static constexpr bool indices = false, values = false;
+};
+template <>
+struct NativeItems<LinearItems> {
+  static constexpr bool indices = true, values = false;
+};
+template <bool Left>
+struct NativeItems<IndexItems<1, Left>> {
+  static constexpr bool indices = true, values = false;
+};
+template <class T>
+inline constexpr bool kBitCopyable = std::is_trivially_copyable_v<T> &&
+                                     (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 ||
+                                      sizeof(T) == 8);
+template <class V>
+struct NativeItems<ValueItems<FlatAt<V>>> {
+  using T = typename V::value_type;
+  static constexpr bool indices = false, values = kBitCopyable<T>;
+  static const void* source(const ValueItems<FlatAt<V>>& it) { return it.at.p; }
+};
+template <class V>
+struct NativeItems<ValueItems<ViewAt<V>>> {
+  using T = typename V::value_type;
+  static constexpr bool indices = false, values = V::rank == 1 && kBitCopyable<T>;
+  static const void* source(const ValueItems<ViewAt<V>>& it) {
+    if constexpr (V::rank == 1) {
+      if (it.at.v.extent(0) <= 1 || it.at.v.stride(0) == 1) return it.at.v.data();
+    }
+    return nullptr;
+  }
+};
+
+/// Phase 4 on the OpenMP face: each tile's items by the native host select,
+/// one call per tile on the instance's threads (a tile the result cannot hold
+/// whole is written item by item up to `cap`). Returns false (nothing done)
+/// when the items or the result are not contiguous.
+template <class Exec, class Items, class Out, class UnitsT>
+bool writeNative(const Exec& exec, const Names& names, const Plan& p, const Regions& r,
+                 const ByteKeep& keep, const Items& items, const Out& out, i64 cap,
+                 const UnitsT& units) {
+  using N = NativeItems<Items>;
+  using OutT = typename Out::value_type;
+  const void* src = nullptr;
+  if constexpr (N::values) {
+    src = N::source(items);
+    if (src == nullptr || sizeof(OutT) != sizeof(typename N::T)) return false;
+  } else {
+    static_assert(sizeof(OutT) == sizeof(i64), "sieve::findall: int64 items");
+  }
+  if (out.extent(0) > 1 && out.stride(0) != 1) return false;
+  const auto* mask = reinterpret_cast<const std::uint8_t*>(keep.p);
+  OutT* dst = out.data();
+  const i64 n = p.n, per = p.shape.unitsPerTile * p.unit, tiles = p.tiles();
+  const i64 upt = p.shape.unitsPerTile, allUnits = p.shape.units;
+  const i64* tileEnd = r.tileEnd;
+  // Host memory, and the count phase ran synchronously on this face.
+  const i64 total = tileEnd[tiles - 1] < cap ? tileEnd[tiles - 1] : cap;
+  const bool stream =
+      static_cast<std::uint64_t>(total) * sizeof(OutT) >= Tuning::Host::kSelectStreamBytes;
+  Kokkos::parallel_for(
+      names("write"), Kokkos::RangePolicy<Exec, Kokkos::IndexType<i64>>(exec, 0, tiles),
+      [=](const i64 t) {
+        const i64 a = t * per, b = a + per < n ? a + per : n;
+        i64 pos = t == 0 ? 0 : tileEnd[t - 1];
+        const i64 end = tileEnd[t];
+        if (end <= cap) {
+          if constexpr (N::values)
+            selectValuesHost(mask, a, b, src, static_cast<std::uint32_t>(sizeof(OutT)), dst, pos,
+                             end, stream);
+          else
+            selectIndicesHost(mask, a, b, reinterpret_cast<std::int64_t*>(dst), pos, end, stream);
+        } else {
+          const i64 u1 = (t + 1) * upt < allUnits ? (t + 1) * upt : allUnits;
+          for (i64 u = t * upt; u < u1; ++u) pos += units.write(u, pos);
+        }
+      });
+  return true;
+}
+
 /// Phase 4: every tile writes its selected items from its offset (slots at
 /// or past `cap` are never written).
 template <class Exec, class Keep, class Items, class Out>
@@ -89,6 +179,12 @@ void writePhase(const Exec& exec, const Names& names, const Plan& p, const Regio
                 const Keep& keep, const Items& items, const Out& out, i64 cap) {
   if (p.tiles() == 0) return;
   const Units<Keep, Items, Out> units{keep, items, out, p.n, p.unit, cap};
+#if defined(KOKKOS_ENABLE_OPENMP)
+  if constexpr (nativeFaceOf<Exec>() == Face::OpenMP && std::is_same_v<Keep, ByteKeep> &&
+                (NativeItems<Items>::indices || NativeItems<Items>::values)) {
+    if (writeNative(exec, names, p, r, keep, items, out, cap, units)) return;
+  }
+#endif
   const i64* tileEnd = r.tileEnd;
   Portable::tileWrite(
       exec, names("write"), p.shape,

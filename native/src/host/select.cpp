@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve — selectIndicesHost / selectValuesHost: a select kernel (kernels_*.cpp)
+// fills a small buffer in L1 chunk by chunk, and whole cache lines of it go
+// to the output, with non-temporal stores when asked (an output far larger
+// than the cache is then written without first being read for ownership).
+// The buffer starts at the same offset within a line as the output, so every
+// line it holds maps onto one line of the output; the lines the output only
+// partly covers (its first and last) are written byte-exactly, and nothing
+// outside [pos, end) is ever written.
+#include <sieve/core/validate.hpp>
+#include <sieve/native/host/select.hpp>
+
+#include "kernels.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace sieve {
+namespace Impl {
+namespace {
+
+constexpr std::int64_t kLine = 64;
+
+/// The output of one select call, [begin, end) in bytes from `out`.
+class LineSink {
+ public:
+  LineSink(unsigned char* out, std::int64_t begin, std::int64_t end, bool stream)
+      : end_(out + end), stream_(stream) {
+    const auto at = reinterpret_cast<std::uintptr_t>(out + begin);
+    fill_ = head_ = static_cast<std::int64_t>(at % kLine);
+    line_ = at - static_cast<std::uintptr_t>(fill_);
+  }
+  /// Where the next items go (room for kSelectChunk 8-byte items and the slack).
+  unsigned char* cursor() { return buf_ + fill_; }
+  void advance(std::int64_t bytes) {
+    fill_ += bytes;
+    if (fill_ >= kFlushAt) flush(false);
+  }
+  void finish() {
+    flush(true);
+#if defined(__SSE2__)
+    if (streamed_) _mm_sfence();
+#endif
+  }
+
+ private:
+  static constexpr std::int64_t kFlushAt = kSelectChunk * 8;
+
+  /// Write the buffer's whole lines (all of it with `all`) and keep the rest.
+  void flush(bool all) {
+    const std::int64_t upto = all ? fill_ : fill_ / kLine * kLine;
+    for (std::int64_t l = 0; l < upto; l += kLine) {
+      const std::int64_t lo = head_ > l ? head_ : l;
+      std::int64_t hi = upto < l + kLine ? upto : l + kLine;
+      const auto room = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(end_) - line_);
+      if (hi > room) hi = room; // never past the output, whatever the mask said
+      if (lo >= hi) break;
+      unsigned char* d = reinterpret_cast<unsigned char*>(line_ + static_cast<std::uintptr_t>(lo));
+#if defined(__SSE2__)
+      if (stream_ && lo == l && hi == l + kLine) {
+        const auto* s = reinterpret_cast<const __m128i*>(buf_ + l);
+        auto* t = reinterpret_cast<__m128i*>(d);
+        _mm_stream_si128(t, _mm_load_si128(s));
+        _mm_stream_si128(t + 1, _mm_load_si128(s + 1));
+        _mm_stream_si128(t + 2, _mm_load_si128(s + 2));
+        _mm_stream_si128(t + 3, _mm_load_si128(s + 3));
+        streamed_ = true;
+        continue;
+      }
+#endif
+      std::memcpy(d, buf_ + lo, static_cast<std::size_t>(hi - lo));
+    }
+    if (upto > 0) {
+      std::memcpy(buf_, buf_ + upto, static_cast<std::size_t>(fill_ - upto));
+      line_ += static_cast<std::uintptr_t>(upto);
+      fill_ -= upto;
+      head_ = 0;
+    }
+  }
+
+  alignas(64) unsigned char buf_[2 * kFlushAt + 2 * kLine];
+  std::uintptr_t line_ = 0; // the output address of buf_[0] (line-aligned)
+  std::int64_t fill_ = 0;   // bytes of buf_ in use, from buf_[0]
+  std::int64_t head_ = 0;   // buf_[0, head_) is not the output's (its first line)
+  unsigned char* end_;
+  bool stream_ = false, streamed_ = false;
+};
+
+void checkSelect(const char* fn, const std::uint8_t* mask, std::int64_t a, std::int64_t b,
+                 const void* out, std::int64_t pos, std::int64_t end) {
+  if (a < 0 || b < a)
+    fail(fn, "the range [a, b) = [" + std::to_string(a) + ", " + std::to_string(b) +
+                 ") must have 0 <= a <= b");
+  if (pos < 0 || end < pos)
+    fail(fn, "the output slots [pos, end) = [" + std::to_string(pos) + ", " + std::to_string(end) +
+                 ") must have 0 <= pos <= end");
+  if (b > a && mask == nullptr) fail(fn, "mask is null");
+  if (end > pos && out == nullptr) fail(fn, "out is null");
+}
+
+template <class Fill>
+void selectRun(std::int64_t a, std::int64_t b, unsigned char* out, std::int64_t pos,
+               std::int64_t end, std::uint32_t size, bool stream, const Fill& fill) {
+  if (end == pos) return;
+  LineSink sink(out, pos * size, end * size, stream);
+  for (std::int64_t i = a; i < b; i += kSelectChunk) {
+    const std::int64_t len = b - i < kSelectChunk ? b - i : kSelectChunk;
+    sink.advance(fill(i, len, sink.cursor()) * size);
+  }
+  sink.finish();
+}
+
+} // namespace
+} // namespace Impl
+
+void selectIndicesHost(const std::uint8_t* mask, std::int64_t a, std::int64_t b, std::int64_t* out,
+                       std::int64_t pos, std::int64_t end, bool stream) {
+  Impl::checkSelect("sieve::selectIndicesHost", mask, a, b, out, pos, end);
+  const Impl::HostKernels& kern = Impl::hostKernels();
+  Impl::selectRun(a, b, reinterpret_cast<unsigned char*>(out), pos, end, 8u, stream,
+                  [&](std::int64_t i, std::int64_t len, unsigned char* dst) {
+                    return kern.selectIndices(mask, i, len, reinterpret_cast<std::int64_t*>(dst));
+                  });
+}
+
+void selectValuesHost(const std::uint8_t* mask, std::int64_t a, std::int64_t b, const void* values,
+                      std::uint32_t elemBytes, void* out, std::int64_t pos, std::int64_t end,
+                      bool stream) {
+  constexpr const char* fn = "sieve::selectValuesHost";
+  if (elemBytes != 1u && elemBytes != 2u && elemBytes != 4u && elemBytes != 8u)
+    Impl::fail(fn, "elemBytes = " + std::to_string(elemBytes) + "; it must be 1, 2, 4 or 8");
+  Impl::checkSelect(fn, mask, a, b, out, pos, end);
+  if (b > a && values == nullptr) Impl::fail(fn, "values is null");
+  const Impl::HostKernels& kern = Impl::hostKernels();
+  Impl::selectRun(a, b, static_cast<unsigned char*>(out), pos, end, elemBytes, stream,
+                  [&](std::int64_t i, std::int64_t len, unsigned char* dst) {
+                    return kern.selectValues(mask, i, len, values, elemBytes, dst);
+                  });
+}
+
+} // namespace sieve

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve host tests — selectIndicesHost / selectValuesHost (findall's OpenMP
+// write face) at every instruction set, with and without non-temporal
+// stores, against a sequential loop: every output alignment within a cache
+// line, sizes on the chunk and vector edges, masks of every density, guard
+// bytes around the output slots, a mask selecting more or fewer than the
+// slots given, and the argument checks.
+#include <sieve/native/host/isa.hpp>
+#include <sieve/native/host/select.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using i64 = std::int64_t;
+
+std::vector<sieve::HostIsa> supportedIsas() {
+  std::vector<sieve::HostIsa> v;
+  for (auto isa : {sieve::HostIsa::Portable, sieve::HostIsa::Avx2, sieve::HostIsa::Avx512})
+    if (sieve::hostIsaSupported(isa)) v.push_back(isa);
+  return v;
+}
+
+/// Restores the default instruction set when a test ends.
+struct IsaScope {
+  sieve::HostIsa saved = sieve::hostIsa();
+  ~IsaScope() { sieve::setHostIsa(saved); }
+};
+
+std::vector<std::uint8_t> makeMask(i64 n, int percent, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint8_t> m(static_cast<std::size_t>(n));
+  for (auto& b : m) {
+    const int r = static_cast<int>(rng() % 100);
+    // Non-zero bytes other than 1 are selected too.
+    b = r < percent ? static_cast<std::uint8_t>(1 + rng() % 255) : 0;
+  }
+  return m;
+}
+
+constexpr unsigned char kGuard = 0xA5;
+constexpr i64 kGuardBytes = 192;
+
+/// One call of the kernel under test on [a, b) into slots [pos, end) of an
+/// output that starts `shift` bytes into a 64-byte aligned buffer, checked
+/// byte for byte (guards included) against the sequential loop.
+template <class T, class Call, class Item>
+void checkOne(const std::vector<std::uint8_t>& mask, i64 a, i64 b, i64 extra, i64 shift,
+              bool stream, const Call& call, const Item& item, const std::string& what) {
+  std::vector<T> expect;
+  for (i64 k = a; k < b; ++k)
+    if (mask[static_cast<std::size_t>(k)] != 0) expect.push_back(item(k));
+  const i64 selected = static_cast<i64>(expect.size());
+  const i64 slots = selected + extra < 0 ? 0 : selected + extra; // extra < 0: fewer slots
+  const i64 pos = 3;
+  std::vector<unsigned char> raw(
+      static_cast<std::size_t>(2 * kGuardBytes + 64 + (pos + slots) * sizeof(T)));
+  auto* base = raw.data() + (64 - reinterpret_cast<std::uintptr_t>(raw.data()) % 64) % 64;
+  std::memset(raw.data(), kGuard, raw.size());
+  unsigned char* outBytes = base + kGuardBytes / 2 + shift * sizeof(T);
+  T* out = reinterpret_cast<T*>(outBytes);
+  call(mask.data(), a, b, out, pos, pos + slots, stream);
+  const i64 written = selected < slots ? selected : slots;
+  for (i64 s = 0; s < written; ++s) {
+    T got;
+    std::memcpy(&got, outBytes + (pos + s) * sizeof(T), sizeof(T));
+    ASSERT_EQ(std::memcmp(&got, &expect[static_cast<std::size_t>(s)], sizeof(T)), 0)
+        << what << ": slot " << s << " of " << selected;
+  }
+  // Every byte outside the written slots is untouched (slots past `written`
+  // when the mask selects fewer than given are the caller's contract and
+  // not checked here beyond the guard).
+  const unsigned char* lo = outBytes + pos * sizeof(T);
+  const unsigned char* hi = outBytes + (pos + slots) * sizeof(T);
+  for (const unsigned char* p = raw.data(); p < raw.data() + raw.size(); ++p) {
+    if (p >= lo && p < hi) continue;
+    ASSERT_EQ(*p, kGuard) << what << ": byte " << (p - lo) << " from the first slot written";
+  }
+}
+
+template <class T>
+void valuesCase(const std::vector<std::uint8_t>& mask, const std::vector<T>& values, i64 a, i64 b,
+                i64 extra, i64 shift, bool stream, const std::string& what) {
+  checkOne<T>(
+      mask, a, b, extra, shift, stream,
+      [&](const std::uint8_t* m, i64 x, i64 y, T* out, i64 pos, i64 end, bool st) {
+        sieve::selectValuesHost(m, x, y, values.data(), sizeof(T), out, pos, end, st);
+      },
+      [&](i64 k) { return values[static_cast<std::size_t>(k)]; }, what);
+}
+
+} // namespace
+
+TEST(HostSelect, MatchesTheSequentialLoop) {
+  IsaScope scope;
+  const std::vector<i64> sizes = {0,   1,   7,   15,   16,   17,   63,   64,   65,
+                                  511, 512, 513, 1023, 1024, 1025, 4097, 20000};
+  std::vector<std::uint16_t> v16;
+  std::vector<std::uint32_t> v32;
+  std::vector<double> v64;
+  std::vector<std::uint8_t> v8;
+  for (const sieve::HostIsa isa : supportedIsas()) {
+    ASSERT_TRUE(sieve::setHostIsa(isa));
+    for (const i64 n : sizes) {
+      v8.resize(static_cast<std::size_t>(n));
+      v16.resize(static_cast<std::size_t>(n));
+      v32.resize(static_cast<std::size_t>(n));
+      v64.resize(static_cast<std::size_t>(n));
+      for (i64 k = 0; k < n; ++k) {
+        v8[static_cast<std::size_t>(k)] = static_cast<std::uint8_t>(k * 7 + 1);
+        v16[static_cast<std::size_t>(k)] = static_cast<std::uint16_t>(k * 31 + 3);
+        v32[static_cast<std::size_t>(k)] = static_cast<std::uint32_t>(k * 2654435761u);
+        v64[static_cast<std::size_t>(k)] = 0.5 + static_cast<double>(k);
+      }
+      for (const int pct : {0, 1, 50, 99, 100}) {
+        const auto mask = makeMask(n, pct, static_cast<unsigned>(n * 101 + pct));
+        // Whole ranges, and ranges starting and ending off the vector edges.
+        for (const auto& ab : {std::pair<i64, i64>{0, n}, std::pair<i64, i64>{n / 3, n - n / 5}}) {
+          for (const i64 shift : {0, 1, 5}) {
+            for (const bool stream : {false, true}) {
+              const std::string what = std::string(sieve::hostIsaName(isa)) + " n " +
+                                       std::to_string(n) + " " + std::to_string(pct) + "% [" +
+                                       std::to_string(ab.first) + ", " + std::to_string(ab.second) +
+                                       ") shift " + std::to_string(shift) +
+                                       (stream ? " stream" : "");
+              checkOne<i64>(
+                  mask, ab.first, ab.second, 0, shift, stream,
+                  [](const std::uint8_t* m, i64 x, i64 y, i64* out, i64 pos, i64 end, bool st) {
+                    sieve::selectIndicesHost(m, x, y, out, pos, end, st);
+                  },
+                  [](i64 k) { return k; }, "indices " + what);
+              valuesCase(mask, v8, ab.first, ab.second, 0, shift, stream, "uint8 " + what);
+              valuesCase(mask, v16, ab.first, ab.second, 0, shift, stream, "uint16 " + what);
+              valuesCase(mask, v32, ab.first, ab.second, 0, shift, stream, "uint32 " + what);
+              valuesCase(mask, v64, ab.first, ab.second, 0, shift, stream, "double " + what);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// A mask that selects more than the slots given (changed between its count
+// and the write) never makes the kernel write past them; one that selects
+// fewer leaves the rest of the slots to the caller.
+TEST(HostSelect, NeverWritesPastTheSlotsGiven) {
+  IsaScope scope;
+  for (const sieve::HostIsa isa : supportedIsas()) {
+    ASSERT_TRUE(sieve::setHostIsa(isa));
+    for (const i64 n : {100, 5000}) {
+      const auto mask = makeMask(n, 60, 7u);
+      std::vector<double> values(static_cast<std::size_t>(n));
+      for (i64 k = 0; k < n; ++k) values[static_cast<std::size_t>(k)] = static_cast<double>(k);
+      for (const i64 extra : {-1, -17, -1000, 9})
+        for (const bool stream : {false, true}) {
+          const std::string what = std::string(sieve::hostIsaName(isa)) + " n " +
+                                   std::to_string(n) + " extra " + std::to_string(extra);
+          checkOne<i64>(
+              mask, 0, n, extra, 1, stream,
+              [](const std::uint8_t* m, i64 x, i64 y, i64* out, i64 pos, i64 end, bool st) {
+                sieve::selectIndicesHost(m, x, y, out, pos, end, st);
+              },
+              [](i64 k) { return k; }, "indices " + what);
+          valuesCase(mask, values, 0, n, extra, 2, stream, "double " + what);
+        }
+    }
+  }
+}
+
+TEST(HostSelect, RejectsBadArguments) {
+  std::vector<std::uint8_t> mask(64, 1);
+  std::vector<i64> out(64);
+  std::vector<float> values(64);
+  auto expectThrow = [](auto&& f, const char* needle) {
+    try {
+      f();
+      ADD_FAILURE() << "no exception (" << needle << ")";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expectThrow([&] { sieve::selectIndicesHost(mask.data(), 5, 4, out.data(), 0, 64, false); },
+              "[a, b)");
+  expectThrow([&] { sieve::selectIndicesHost(mask.data(), -1, 4, out.data(), 0, 64, false); },
+              "[a, b)");
+  expectThrow([&] { sieve::selectIndicesHost(mask.data(), 0, 64, out.data(), 9, 8, false); },
+              "[pos, end)");
+  expectThrow([&] { sieve::selectIndicesHost(nullptr, 0, 64, out.data(), 0, 64, false); },
+              "mask is null");
+  expectThrow([&] { sieve::selectIndicesHost(mask.data(), 0, 64, nullptr, 0, 64, false); },
+              "out is null");
+  expectThrow(
+      [&] {
+        sieve::selectValuesHost(mask.data(), 0, 64, values.data(), 3, out.data(), 0, 64, false);
+      },
+      "elemBytes = 3");
+  expectThrow(
+      [&] { sieve::selectValuesHost(mask.data(), 0, 64, nullptr, 4, out.data(), 0, 64, false); },
+      "values is null");
+  // Empty ranges and empty outputs need no arrays.
+  EXPECT_NO_THROW(sieve::selectIndicesHost(nullptr, 0, 0, nullptr, 0, 0, true));
+  EXPECT_NO_THROW(sieve::selectValuesHost(nullptr, 3, 3, nullptr, 8, nullptr, 2, 2, true));
+}
