@@ -8,6 +8,7 @@
 // reference (std::stable_sort, std::sort + std::unique) element by element,
 // so every backend and thread count is held to the same values.
 #include "backend.hpp"
+#include "tools_log.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -902,4 +903,151 @@ TEST(KeysReview, SortUniqueWithNaNNeverLosesSilently) {
   }
   // Accepted: the key is still a permutation of its elements.
   EXPECT_EQ(bits(toHost(out)), bits(before));
+}
+
+// --- the asynchronous dense scatter on a DenseWorkspace ---------------------------
+
+namespace {
+
+template <class K>
+void checkAsyncMod103(bool signedShift) {
+  const int n = 1033;
+  std::vector<Rec<K>> in(n);
+  for (int i = 0; i < n; ++i) in[i] = Rec<K>{static_cast<K>(i % 103 - (signedShift ? 50 : 0)), i};
+  const auto ref = stableByKey(in, [](const Rec<K>& e) { return e.k; });
+  const K lo = static_cast<K>(signedShift ? -50 : 0),
+          hi = static_cast<K>(102 - (signedShift ? 50 : 0));
+  const auto refOff = denseOffsets(in, lo, hi);
+  const TestExec exec;
+  const sieve::keys::DenseWorkspace<K, TestExec> ws(exec, n, lo, hi);
+  EXPECT_EQ(ws.num_keys(), 103);
+  const auto d = deviceOf(in);
+  // The same workspace serves several calls; each writes the same bytes as
+  // the sequential stable sort (and as the blocking form).
+  for (int round = 0; round < 3; ++round) {
+    DView<Rec<K>> out("out", n);
+    const auto keys = sieve::keys::scatter_dense(exec, d, out, ws);
+    exec.fence();
+    EXPECT_EQ(keys.num_keys(), 103);
+    EXPECT_EQ(keys.num_elements(), n);
+    EXPECT_EQ(keys.min_key(), lo);
+    EXPECT_EQ(keys.max_key(), hi);
+    EXPECT_NO_THROW(ws.check(exec));
+    EXPECT_EQ(toHost(out), ref) << "round " << round;
+    EXPECT_EQ(offsetsOf(keys), refOff) << "round " << round;
+    EXPECT_EQ(keys.offset(5), refOff[5]);
+  }
+}
+
+} // namespace
+
+TEST(KeysDenseAsync, Mod103MatchesTheReference) {
+  checkAsyncMod103<std::int32_t>(true);
+  checkAsyncMod103<std::int64_t>(true);
+  checkAsyncMod103<std::uint8_t>(false);
+}
+
+TEST(KeysDenseAsync, EmptyAndOneKey) {
+  const TestExec exec;
+  {
+    const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, 0, 0, 9);
+    DView<Rec<int>> in("in", 0), out("out", 0);
+    const auto keys = sieve::keys::scatter_dense(exec, in, out, ws);
+    exec.fence();
+    EXPECT_EQ(keys.num_keys(), 10);
+    EXPECT_EQ(offsetsOf(keys), std::vector<i64>(11, 0));
+  }
+  {
+    std::vector<Rec<int>> in(777);
+    for (int i = 0; i < 777; ++i) in[i] = Rec<int>{7, i};
+    const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, 777, 7, 7);
+    DView<Rec<int>> out("out", 777);
+    const auto keys = sieve::keys::scatter_dense(exec, deviceOf(in), out, ws);
+    exec.fence();
+    EXPECT_EQ(offsetsOf(keys), (std::vector<i64>{0, 777}));
+    EXPECT_EQ(toHost(out), in);
+  }
+}
+
+// Nothing is allocated, and nothing runs but the call's own kernels (and the
+// scan's), all on the instance.
+TEST(KeysDenseAsync, AllocatesNothing) {
+  const int n = 20000;
+  std::vector<Rec<int>> in(n);
+  for (int i = 0; i < n; ++i) in[i] = Rec<int>{(i * 7919) % 4096, i};
+  const TestExec exec;
+  const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, n, 0, 4095);
+  const auto d = deviceOf(in);
+  DView<Rec<int>> out("out", n);
+  sieve::keys::scatter_dense(exec, d, out, ws); // Kokkos' own lazy buffers
+  exec.fence();
+  {
+    const ToolsLog tools;
+    sieve::keys::scatter_dense("async", exec, d, out, ws);
+    exec.fence();
+    EXPECT_EQ(ToolsLog::allocations(), 0) << ToolsLog::dump();
+    EXPECT_TRUE(ToolsLog::hasPrefix("region async: sieve::keys::scatter_dense["))
+        << ToolsLog::dump();
+  }
+  EXPECT_EQ(toHost(out), stableByKey(in, [](const Rec<int>& e) { return e.k; }));
+}
+
+// A key outside the workspace's range: nothing is written, every key is
+// empty, and the error surfaces as an exception at check(), at offset() and
+// in the calls that read the keys back; the next valid call clears it.
+TEST(KeysDenseAsync, OutOfRangeKeysNeverLoseSilently) {
+  const int n = 5000;
+  std::vector<Rec<int>> in(n);
+  for (int i = 0; i < n; ++i) in[i] = Rec<int>{i % 100, i};
+  in[4321].k = 100;
+  in[17].k = -1;
+  const TestExec exec;
+  const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, n, 0, 99);
+  const Rec<int> sentinel{-77, -77};
+  auto out = filled<Rec<int>>(n, sentinel);
+  const auto keys = sieve::keys::scatter_dense(exec, deviceOf(in), out, ws);
+  exec.fence();
+  i64 rejected = 0;
+  Kokkos::deep_copy(rejected, ws.rejected());
+  EXPECT_EQ(rejected, 2);
+  EXPECT_THROW(ws.check(exec), std::invalid_argument);
+  EXPECT_THROW(keys.offset(0), std::invalid_argument);
+  EXPECT_THROW(sieve::keys::reduce(exec, keys, out, sieve::keys::SortUnique{}),
+               std::invalid_argument);
+  EXPECT_THROW(sieve::keys::group(exec, keys, out, sieve::keys::SortGroup{}),
+               std::invalid_argument);
+  EXPECT_EQ(offsetsOf(keys), std::vector<i64>(101, 0));
+  for (const auto& e : toHost(out)) ASSERT_EQ(e, sentinel);
+  in[4321].k = 21;
+  in[17].k = 17;
+  sieve::keys::scatter_dense(exec, deviceOf(in), out, ws);
+  EXPECT_NO_THROW(ws.check(exec));
+  EXPECT_EQ(toHost(out), stableByKey(in, [](const Rec<int>& e) { return e.k; }));
+}
+
+TEST(KeysDenseAsync, Misuse) {
+  const TestExec exec;
+  std::vector<Rec<int>> in{{1, 0}, {2, 1}, {1, 2}};
+  const auto d = deviceOf(in);
+  DView<Rec<int>> out("out", 3), shortOut("short", 2);
+  const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, 3, 0, 9), other(exec, 4, 0, 9);
+  const sieve::keys::DenseWorkspace<int, TestExec> empty;
+  auto expectThrow = [](auto&& f, const char* needle) {
+    try {
+      f();
+      ADD_FAILURE() << "no exception (" << needle << ")";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expectThrow([&] { sieve::keys::scatter_dense(exec, d, out, other); }, "workspace was made for 4");
+  expectThrow([&] { sieve::keys::scatter_dense(exec, d, out, empty); }, "workspace is empty");
+  expectThrow([&] { sieve::keys::scatter_dense(exec, d, shortOut, ws); }, "output.extent(0) = 2");
+  expectThrow([&] { sieve::keys::scatter_dense(exec, d, d, ws); }, "");
+  expectThrow([&] { sieve::keys::DenseWorkspace<int, TestExec>(exec, 3, 9, 0); },
+              "greater than max_key");
+  expectThrow([&] { sieve::keys::DenseWorkspace<int, TestExec>(exec, -1, 0, 9); }, "elements = -1");
+  expectThrow([&] { sieve::keys::DenseWorkspace<std::uint8_t, TestExec>(exec, 3, 0, 300); },
+              "max_key = 300 is not a value of the key type");
+  EXPECT_NO_THROW(ws.check(exec)); // nothing ran on it yet
 }

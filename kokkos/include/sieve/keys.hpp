@@ -4,6 +4,7 @@
 // VTK vtk::keys; SPEC §3).
 //
 //   DenseKeys  scatter_dense([label,] [exec,] input[, min_key, max_key], output)
+//   DenseKeys  scatter_dense([label,] exec, input, output, DenseWorkspace&)  (asynchronous)
 //   SparseKeys scatter_sparse([label,] [exec,] input, output)
 //   int64      count_elements([label,] [exec,] input)
 //   void       for_each_key_range([label,] [exec,] keys, output, functor, args...)
@@ -95,28 +96,48 @@ constexpr bool scatterChecks() {
 template <class Exec, class In, class... Rest>
 DenseResult<Exec, In> denseEntry(const sieve::Impl::Names& names, const Exec& exec, const In& input,
                                  const Rest&... rest) {
-  static_assert(sizeof...(Rest) == 1 || sizeof...(Rest) == 3,
-                "sieve::keys::scatter_dense: the arguments are (exec, input, output) or (exec, "
-                "input, min_key, max_key, output)");
-  using Out = sieve::Impl::Nth<sizeof...(Rest) - 1, Rest...>;
-  if constexpr ((sizeof...(Rest) == 1 || sizeof...(Rest) == 3) &&
-                scatterChecks<true, Exec, In, Out>()) {
-    using Key = typename InputOf<In>::key_type;
-    if constexpr (sizeof...(Rest) == 1) {
-      return scatterDense(names, exec, input, false, Key{}, Key{}, sieve::Impl::nth<0>(rest...));
+  static_assert(sizeof...(Rest) == 1 || sizeof...(Rest) == 3 || sizeof...(Rest) == 2,
+                "sieve::keys::scatter_dense: the arguments are (exec, input, output), (exec, "
+                "input, min_key, max_key, output) or (exec, input, output, workspace)");
+  if constexpr (sizeof...(Rest) == 2) {
+    using Out = sieve::Impl::Nth<0, Rest...>;
+    using Ws = sieve::Impl::Nth<1, Rest...>;
+    using Key = KeyOr<typename InputOf<In>::key_type>;
+    static_assert(IsDenseWorkspace<Ws>::value,
+                  "sieve::keys::scatter_dense: the argument after the output must be a "
+                  "sieve::keys::DenseWorkspace<Key, ExecSpace>");
+    static_assert(!IsDenseWorkspace<Ws>::value || std::is_same_v<Ws, DenseWorkspace<Key, Exec>>,
+                  "sieve::keys::scatter_dense: the workspace must be a DenseWorkspace of the "
+                  "input's key type and of the instance's execution space");
+    if constexpr (std::is_same_v<Ws, DenseWorkspace<Key, Exec>> &&
+                  scatterChecks<true, Exec, In, Out>()) {
+      return scatterDenseAsync(names, exec, input, sieve::Impl::nth<0>(rest...),
+                               sieve::Impl::nth<1>(rest...));
     } else {
-      static_assert(std::is_convertible_v<sieve::Impl::Nth<0, Rest...>, Key> &&
-                        std::is_convertible_v<sieve::Impl::Nth<1, Rest...>, Key>,
-                    "sieve::keys::scatter_dense: min_key and max_key must convert to the key type");
-      constexpr const char* fn = "sieve::keys::scatter_dense";
-      sieve::Impl::Keys::checkKeyValue<Key>(fn, "min_key", sieve::Impl::nth<0>(rest...));
-      sieve::Impl::Keys::checkKeyValue<Key>(fn, "max_key", sieve::Impl::nth<1>(rest...));
-      return scatterDense(names, exec, input, true, static_cast<Key>(sieve::Impl::nth<0>(rest...)),
-                          static_cast<Key>(sieve::Impl::nth<1>(rest...)),
-                          sieve::Impl::nth<2>(rest...));
+      return {};
     }
   } else {
-    return {};
+    using Out = sieve::Impl::Nth<sizeof...(Rest) - 1, Rest...>;
+    if constexpr ((sizeof...(Rest) == 1 || sizeof...(Rest) == 3) &&
+                  scatterChecks<true, Exec, In, Out>()) {
+      using Key = typename InputOf<In>::key_type;
+      if constexpr (sizeof...(Rest) == 1) {
+        return scatterDense(names, exec, input, false, Key{}, Key{}, sieve::Impl::nth<0>(rest...));
+      } else {
+        static_assert(
+            std::is_convertible_v<sieve::Impl::Nth<0, Rest...>, Key> &&
+                std::is_convertible_v<sieve::Impl::Nth<1, Rest...>, Key>,
+            "sieve::keys::scatter_dense: min_key and max_key must convert to the key type");
+        constexpr const char* fn = "sieve::keys::scatter_dense";
+        sieve::Impl::Keys::checkKeyValue<Key>(fn, "min_key", sieve::Impl::nth<0>(rest...));
+        sieve::Impl::Keys::checkKeyValue<Key>(fn, "max_key", sieve::Impl::nth<1>(rest...));
+        return scatterDense(
+            names, exec, input, true, static_cast<Key>(sieve::Impl::nth<0>(rest...)),
+            static_cast<Key>(sieve::Impl::nth<1>(rest...)), sieve::Impl::nth<2>(rest...));
+      }
+    } else {
+      return {};
+    }
   }
 }
 
@@ -149,14 +170,22 @@ constexpr bool keysChecks(const char* = nullptr) {
 template <class Exec, class Keys, class Out, class F>
 ReducedKeys<Keys> reduceEntry(const sieve::Impl::Names& n, const Exec& exec, const Keys& keys,
                               const Out& output, const F& functor) {
-  if constexpr (keysChecks<Exec, Keys, Out>()) return reduce(n, exec, keys, output, functor);
-  else return {};
+  if constexpr (keysChecks<Exec, Keys, Out>()) {
+    keys.check("sieve::keys::reduce");
+    return reduce(n, exec, keys, output, functor);
+  } else {
+    return {};
+  }
 }
 template <class Exec, class Keys, class Out, class F>
 Grouping<Keys> groupEntry(const sieve::Impl::Names& n, const Exec& exec, const Keys& keys,
                           const Out& output, const F& functor) {
-  if constexpr (keysChecks<Exec, Keys, Out>()) return group(n, exec, keys, output, functor);
-  else return {};
+  if constexpr (keysChecks<Exec, Keys, Out>()) {
+    keys.check("sieve::keys::group");
+    return group(n, exec, keys, output, functor);
+  } else {
+    return {};
+  }
 }
 
 template <class Exec, class In, class Out>
@@ -194,6 +223,18 @@ constexpr bool compactChecks() {
 /// input View. A mapper whose count, element or key answers differently on
 /// the second pass also throws (nothing is written outside `output`, whose
 /// contents are then unspecified).
+///
+/// The asynchronous form `scatter_dense([label,] exec, input, output,
+/// workspace)` (input: a View of `workspace.elements()` elements; the range
+/// is the workspace's) enqueues the same sort on `exec` and returns at once:
+/// it allocates nothing, fences nothing and reads nothing back (capture-safe
+/// on device spaces as far as Kokkos' kernel launches are). The returned
+/// keys share the workspace's offsets (the next call on it overwrites them).
+/// Keys outside the range cannot throw there: the output is then left
+/// untouched, every key empty, and the error is thrown by
+/// workspace.check(exec), keys.offset(k), reduce and group. Throws
+/// std::invalid_argument (nothing enqueued) for an empty workspace, an input
+/// of another size, an output too short or overlapping the input.
 template <class ExecSpace, class Input, class... Rest>
 std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Impl::DenseResult<ExecSpace, Input>>
 scatter_dense(const ExecSpace& exec, const Input& input, const Rest&... rest) {

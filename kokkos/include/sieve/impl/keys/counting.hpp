@@ -69,6 +69,15 @@ class CountingSort {
       : exec_(exec), names_(names), src_(src), R_(src.records()), K_(buckets),
         C_(sieve::Impl::Keys::countingChunks(R_, K_, exec.concurrency())) {}
 
+  /// On the caller's scratch (a DenseWorkspace): `chunks` chunks, `hist`
+  /// chunks * buckets words, `stats` 3 * chunks words (no kExactSlots).
+  CountingSort(const Exec& exec, const sieve::Impl::Names& names, const Src& src, i64 buckets,
+               i64 chunks, const I64View<Exec>& hist, const I64View<Exec>& stats)
+      : exec_(exec), names_(names), src_(src), R_(src.records()), K_(buckets), C_(chunks),
+        hist_(hist), stats_(stats), allocated_(true) {
+    static_assert(!kExact, "sieve::keys: the caller's scratch serves View inputs only");
+  }
+
   struct Stats {
     i64 outside = 0;
     i64 elements = 0;
@@ -98,6 +107,75 @@ class CountingSort {
   /// 3 words per chunk).
   Stats histogram() {
     allocate();
+    enqueueHistogram();
+    const auto h = toHost(stats_);
+    Stats s;
+    for (i64 c = 0; c < C_; ++c) {
+      s.outside += h(3 * c);
+      s.elements += h(3 * c + 1);
+      s.negative += h(3 * c + 2);
+    }
+    return s;
+  }
+
+  /// Pass 1, asynchronous: the histograms, and `status()` = the keys outside
+  /// the range (a one-thread kernel after it). Allocates and reads nothing.
+  void histogramAsync(const Kokkos::View<i64, typename Exec::memory_space>& status) {
+    enqueueHistogram();
+    const I64View<Exec> stats = stats_;
+    const i64 C = C_;
+    Kokkos::parallel_for(
+        names_("rejected"), Range<Exec>(exec_, 0, 1), KOKKOS_LAMBDA(const i64) {
+          i64 outside = 0;
+          for (i64 c = 0; c < C; ++c) outside += stats(3 * c) + stats(3 * c + 2);
+          status() = outside;
+        });
+  }
+
+  /// Pass 2, asynchronous (View sources): as scatter(), gated on `status()`:
+  /// when it is non-zero, every offset is 0 and nothing is written. The scan
+  /// runs on `scanScratch` (scan_scratch_size<int64>(buckets + 1) words).
+  void scatterAsync(const I64View<Exec>& offsets,
+                    const Kokkos::View<i64, typename Exec::memory_space>& status,
+                    const I64View<Exec>& scanScratch) {
+    const i64 K = K_, C = C_, R = R_;
+    const I64View<Exec> hist = hist_;
+    Kokkos::parallel_for(
+        names_("bucket_bases"), Range<Exec>(exec_, 0, K + 1), KOKKOS_LAMBDA(const i64 k) {
+          if (k == K || status() != 0) {
+            offsets(k) = 0;
+            return;
+          }
+          i64 run = 0;
+          for (i64 c = 0; c < C; ++c) {
+            const i64 t = hist(c * K + k);
+            hist(c * K + k) = run;
+            run += t;
+          }
+          offsets(k) = run;
+        });
+    sieve::Impl::scanEntry<false>(sieve::Impl::Names(names_.prefix, "sieve::exclusive_scan"), exec_,
+                                  offsets, offsets, i64(0), scanScratch);
+    const Src src = src_;
+    Kokkos::parallel_for(
+        names_("scatter"), Range<Exec>(exec_, 0, C), KOKKOS_LAMBDA(const i64 c) {
+          if (status() != 0) return;
+          i64* h = hist.data() + c * K;
+          for (i64 k = 0; k < K; ++k) h[k] += offsets(k);
+          const i64 n = offsets(K);
+          const i64 r1 = chunkBegin(c + 1, C, R);
+          for (i64 i = chunkBegin(c, C, R); i < r1; ++i) {
+            const auto x = src.item(i, 0);
+            const i64 d = src.digit(x);
+            if (d < 0 || d >= K) continue; // (counted by the histogram: never here)
+            const i64 pos = h[d]++;
+            if (pos < n) src.put(x, pos);
+          }
+        });
+  }
+
+ private:
+  void enqueueHistogram() {
     const I64View<Exec> stats = stats_;
     const Src src = src_;
     const i64 K = K_, C = C_, R = R_;
@@ -125,16 +203,9 @@ class CountingSort {
           stats(3 * c + 1) = total;
           stats(3 * c + 2) = negative;
         });
-    const auto h = toHost(stats);
-    Stats s;
-    for (i64 c = 0; c < C_; ++c) {
-      s.outside += h(3 * c);
-      s.elements += h(3 * c + 1);
-      s.negative += h(3 * c + 2);
-    }
-    return s;
   }
 
+ public:
   /// Pass 2 (after histogram(), all keys in range, no negative count):
   /// offsets(0 .. buckets) = the first element of every bucket
   /// (offsets(buckets) = the elements), then the scatter. Every element is

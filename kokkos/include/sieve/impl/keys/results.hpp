@@ -4,9 +4,14 @@
 // and can be released alone.
 #pragma once
 
+#include <sieve/core/keys.hpp>
 #include <sieve/impl/common.hpp>
+#include <sieve/scan.hpp>
 
 #include <cstdint>
+#include <new>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace sieve {
@@ -40,18 +45,37 @@ class KeyRanges : public Impl::KeyRangesTag {
   const offsets_view& offsets() const { return offsets_; }
   /// The first element of key id k, for 0 <= k <= num_keys(). Reads one word
   /// from the space's memory (blocking, O(1)); in kernels use offsets().
+  /// Throws std::invalid_argument for k outside [0, num_keys()], and when the
+  /// asynchronous call that made it rejected its input (see DenseWorkspace).
   std::int64_t offset(std::int64_t k) const {
     if (k < 0 || k > numKeys_)
       sieve::Impl::fail("sieve::keys::offset", "k = " + std::to_string(k) + " is outside [0, " +
                                                    std::to_string(numKeys_) + "]");
+    check("sieve::keys::offset");
     std::int64_t v = 0;
     if (offsets_.extent(0) == 0) return v;
     Kokkos::deep_copy(v, Kokkos::subview(offsets_, k));
     return v;
   }
+  /// (internal) the rejection word of the asynchronous call that made it.
+  using status_view = Kokkos::View<std::int64_t, memory_space>;
+  void attachStatus(const status_view& s) { status_ = s; }
+  /// Throws std::invalid_argument when the asynchronous call that made these
+  /// keys rejected its input (reads one word: blocking; O(1) otherwise).
+  void check(const char* fn) const {
+    if (status_.data() == nullptr) return;
+    std::int64_t v = 0;
+    Kokkos::deep_copy(v, status_);
+    if (v != 0)
+      sieve::Impl::fail(fn, "the asynchronous scatter that made these keys rejected its input (" +
+                                std::to_string(v) +
+                                " element key(s) outside the workspace's key range); its output "
+                                "was not written and every key is empty");
+  }
 
  protected:
   offsets_view offsets_;
+  status_view status_;
   std::int64_t numKeys_ = 0;
   std::int64_t numElements_ = 0;
 };
@@ -75,6 +99,113 @@ class DenseKeys : public KeyRanges<ExecSpace> {
  private:
   Key min_{};
   Key max_{};
+};
+
+/// The scratch of the asynchronous scatter_dense (fixed sizes: no
+/// allocation, no fence, nothing read back; capture-safe on device spaces as
+/// far as Kokkos' own kernel launches are): made once for `elements` View
+/// elements whose keys (of type Key) lie in [min_key, max_key], then given to
+/// any number of calls of that shape, one at a time. It holds the per-chunk
+/// histograms (about num_keys() x chunks words), the offsets the returned
+/// DenseKeys share (the next call overwrites them), the scan's scratch and a
+/// rejection word. A key outside the range cannot throw in an asynchronous
+/// call: the call then writes nothing to its output, leaves every key empty
+/// and counts the keys in rejected(); check() (or DenseKeys::offset(), or
+/// reduce / group on those keys) throws. Copies share the scratch.
+template <class Key, class ExecSpace>
+class DenseWorkspace {
+ public:
+  using key_type = Key;
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using words_view = Kokkos::View<std::int64_t*, memory_space>;
+  using status_view = Kokkos::View<std::int64_t, memory_space>;
+
+  /// Empty: any call given it throws.
+  DenseWorkspace() = default;
+  /// Allocates the scratch on `exec` (blocking allocation, O(keys x chunks)
+  /// words). Throws std::invalid_argument for elements < 0 or > 2^31 - 2, a
+  /// min_key or max_key that is not a value of Key (never truncated), min_key
+  /// > max_key, a range of more than 2^31 - 2 keys, or one whose histograms
+  /// cannot be allocated.
+  template <class K1, class K2>
+  DenseWorkspace(const ExecSpace& exec, std::int64_t elements, const K1& min_key,
+                 const K2& max_key) {
+    static_assert(sieve::Impl::Keys::kIntegralKey<Key>,
+                  "sieve::keys::DenseWorkspace: dense keys are integers");
+    static_assert(std::is_convertible_v<K1, Key> && std::is_convertible_v<K2, Key>,
+                  "sieve::keys::DenseWorkspace: min_key and max_key must convert to the key type");
+    constexpr const char* fn = "sieve::keys::DenseWorkspace";
+    sieve::Impl::Keys::checkKeyValue<Key>(fn, "min_key", min_key);
+    sieve::Impl::Keys::checkKeyValue<Key>(fn, "max_key", max_key);
+    n_ = elements;
+    min_ = static_cast<Key>(min_key);
+    max_ = static_cast<Key>(max_key);
+    if (elements < 0 || elements > sieve::Impl::Keys::kMaxDenseKeys)
+      sieve::Impl::fail(fn, "elements = " + std::to_string(elements) + " is outside [0, " +
+                                std::to_string(sieve::Impl::Keys::kMaxDenseKeys) + "]");
+    keys_ = sieve::Impl::Keys::checkKeyRange(fn, min_, max_);
+    chunks_ = sieve::Impl::Keys::countingChunks(elements, keys_, exec.concurrency());
+    const sieve::Impl::Names names("", "sieve::keys::DenseWorkspace");
+    try {
+      hist_ = words_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("histograms")),
+                         static_cast<std::size_t>(chunks_ * keys_));
+      stats_ = words_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("stats")),
+                          static_cast<std::size_t>(3 * chunks_));
+      offsets_ = words_view(Kokkos::view_alloc(exec, names("offsets")),
+                            static_cast<std::size_t>(keys_ + 1));
+      scan_ = words_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("scan")),
+                         sieve::scan_scratch_size<std::int64_t>(keys_ + 1));
+      status_ = status_view(Kokkos::view_alloc(exec, names("rejected")));
+    } catch (const std::bad_alloc& e) {
+      tooLarge(fn, e.what());
+    } catch (const std::runtime_error& e) {
+      tooLarge(fn, e.what());
+    }
+    sieve::Impl::fence(exec, "keys::DenseWorkspace: zeroed");
+  }
+
+  /// The elements of every call (the input View's extent).
+  std::int64_t elements() const { return n_; }
+  /// The key ids: max_key - min_key + 1 (0 when empty).
+  std::int64_t num_keys() const { return keys_; }
+  Key min_key() const { return min_; }
+  Key max_key() const { return max_; }
+  /// The keys the last call found outside the range (0: none), written by
+  /// that call on its instance (read it after a fence).
+  const status_view& rejected() const { return status_; }
+  /// Fences `exec`, then throws std::invalid_argument when the last call
+  /// rejected its input (naming how many keys and the range). Blocking.
+  void check(const ExecSpace& exec) const {
+    sieve::Impl::fence(exec, "keys::DenseWorkspace::check");
+    std::int64_t v = 0;
+    if (status_.data() != nullptr) Kokkos::deep_copy(v, status_);
+    if (v != 0)
+      sieve::Impl::fail("sieve::keys::scatter_dense",
+                        std::to_string(v) + " element key(s) lie outside the key range [" +
+                            std::to_string(min_) + ", " + std::to_string(max_) +
+                            "]; nothing was written and every key is empty");
+  }
+
+  /// (internal) the counting sort's scratch.
+  std::int64_t chunks() const { return chunks_; }
+  const words_view& histograms() const { return hist_; }
+  const words_view& stats() const { return stats_; }
+  const words_view& offsets() const { return offsets_; }
+  const words_view& scanScratch() const { return scan_; }
+
+ private:
+  [[noreturn]] void tooLarge(const char* fn, const char* what) const {
+    sieve::Impl::fail(fn, "the key range [" + std::to_string(min_) + ", " + std::to_string(max_) +
+                              "] of " + std::to_string(keys_) +
+                              " keys is too large: its histograms could not be allocated (" + what +
+                              "; use scatter_sparse for sparse keys)");
+  }
+
+  std::int64_t n_ = -1, keys_ = 0, chunks_ = 0;
+  Key min_{}, max_{};
+  words_view hist_, stats_, offsets_, scan_;
+  status_view status_;
 };
 
 /// The keys of scatter_sparse: the distinct keys, ascending by operator<; the
@@ -155,6 +286,10 @@ struct Grouping {
 namespace Impl {
 template <class T>
 inline constexpr bool kIsKeys = std::is_base_of_v<KeyRangesTag, T>;
+template <class T>
+struct IsDenseWorkspace : std::false_type {};
+template <class K, class E>
+struct IsDenseWorkspace<DenseWorkspace<K, E>> : std::true_type {};
 template <class T>
 struct IsGroups : std::false_type {};
 template <class K>

@@ -194,6 +194,43 @@ DenseOf<Exec, In> scatterDense(const sieve::Impl::Names& names, const Exec& exec
   return DenseOf<Exec, In>(offsets, K, stats.elements, minKey, maxKey);
 }
 
+/// The asynchronous scatter_dense of a View input on a DenseWorkspace:
+/// checked on the host from sizes alone, then enqueued (histograms, the
+/// rejection word, bucket bases, sieve's scan on the workspace's scratch, the
+/// scatter gated on the word); nothing allocated, fenced or read back.
+template <class Exec, class In, class Out, class Key>
+DenseKeys<Key, Exec> scatterDenseAsync(const sieve::Impl::Names& names, const Exec& exec,
+                                       const In& input, const Out& output,
+                                       const DenseWorkspace<Key, Exec>& ws) {
+  constexpr const char* fn = "sieve::keys::scatter_dense";
+  using Src = typename InputOf<In>::source;
+  static_assert(Src::kOneToOne,
+                "sieve::keys::scatter_dense with a DenseWorkspace takes a View input (a mapper's "
+                "element count is not known without reading it back)");
+  if constexpr (Src::kOneToOne) {
+    const Src src = InputOf<In>::make(input);
+    if (ws.elements() < 0) sieve::Impl::fail(fn, "the workspace is empty (default-constructed)");
+    if (src.records() != ws.elements())
+      sieve::Impl::fail(fn, "the input has " + std::to_string(src.records()) +
+                                " elements; the workspace was made for " +
+                                std::to_string(ws.elements()) + " (a workspace serves one size)");
+    checkApartFromInput(fn, input, output);
+    sieve::Impl::Keys::checkOutputHolds(fn, sieve::Impl::extent64(output), src.records());
+    const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
+    using D = DenseSrc<Src, Out>;
+    CountingSort<Exec, D> sort(exec, names, D{src, output, ws.min_key(), ws.max_key()},
+                               ws.num_keys(), ws.chunks(), ws.histograms(), ws.stats());
+    sort.histogramAsync(ws.rejected());
+    sort.scatterAsync(ws.offsets(), ws.rejected(), ws.scanScratch());
+    DenseKeys<Key, Exec> keys(ws.offsets(), ws.num_keys(), src.records(), ws.min_key(),
+                              ws.max_key());
+    keys.attachStatus(ws.rejected());
+    return keys;
+  } else {
+    return {};
+  }
+}
+
 /// The elements of a mapper, in record order, in a View of the space.
 template <class Exec, class S>
 Kokkos::View<typename S::element_type*, typename Exec::memory_space> materialize(
