@@ -7,6 +7,7 @@
 // the misuse errors. Every result is compared with a plain sequential
 // reference (std::stable_sort, std::sort + std::unique) element by element,
 // so every backend and thread count is held to the same values.
+#include "../common/expect.hpp"
 #include "backend.hpp"
 #include "tools_log.hpp"
 
@@ -76,41 +77,52 @@ std::vector<i64> denseOffsets(const std::vector<E>& v, K lo, K hi) {
   return off;
 }
 
+/// Keys i % 103 over 1033 records (shifted by -50 for signed keys), with
+/// the sequential references: the stable order and the dense offsets.
+template <class K>
+struct Mod103 {
+  static constexpr int n = 1033;
+  std::vector<Rec<K>> in, ref;
+  K lo, hi;
+  std::vector<i64> refOff;
+  explicit Mod103(bool signedShift)
+      : in(n), lo(static_cast<K>(signedShift ? -50 : 0)),
+        hi(static_cast<K>(102 - (signedShift ? 50 : 0))) {
+    for (int i = 0; i < n; ++i) in[i] = Rec<K>{static_cast<K>(i % 103 - (signedShift ? 50 : 0)), i};
+    ref = stableByKey(in, [](const Rec<K>& e) { return e.k; });
+    refOff = denseOffsets(in, lo, hi);
+  }
+};
+
 template <class K>
 void checkMod103(bool signedShift) {
-  const int n = 1033;
-  std::vector<Rec<K>> in(n);
-  for (int i = 0; i < n; ++i) in[i] = Rec<K>{static_cast<K>(i % 103 - (signedShift ? 50 : 0)), i};
-  const auto ref = stableByKey(in, [](const Rec<K>& e) { return e.k; });
-  const auto d = deviceOf(in);
-  const K lo = static_cast<K>(signedShift ? -50 : 0),
-          hi = static_cast<K>(102 - (signedShift ? 50 : 0));
-  const auto refOff = denseOffsets(in, lo, hi);
+  const Mod103<K> c(signedShift);
+  const auto d = deviceOf(c.in);
   {
-    DView<Rec<K>> out("out", n);
-    const auto keys = sieve::keys::scatter_dense(TestExec{}, d, lo, hi, out);
+    DView<Rec<K>> out("out", c.n);
+    const auto keys = sieve::keys::scatter_dense(TestExec{}, d, c.lo, c.hi, out);
     EXPECT_EQ(keys.num_keys(), 103);
-    EXPECT_EQ(keys.num_elements(), n);
-    EXPECT_EQ(toHost(out), ref);
-    EXPECT_EQ(offsetsOf(keys), refOff);
-    EXPECT_EQ(keys.offset(5), refOff[5]);
+    EXPECT_EQ(keys.num_elements(), c.n);
+    EXPECT_EQ(toHost(out), c.ref);
+    EXPECT_EQ(offsetsOf(keys), c.refOff);
+    EXPECT_EQ(keys.offset(5), c.refOff[5]);
   }
   {
-    DView<Rec<K>> out("out", n);
+    DView<Rec<K>> out("out", c.n);
     const auto keys = sieve::keys::scatter_dense(TestExec{}, d, out); // range computed
-    EXPECT_EQ(keys.min_key(), lo);
-    EXPECT_EQ(keys.max_key(), hi);
-    EXPECT_EQ(toHost(out), ref);
-    EXPECT_EQ(offsetsOf(keys), refOff);
+    EXPECT_EQ(keys.min_key(), c.lo);
+    EXPECT_EQ(keys.max_key(), c.hi);
+    EXPECT_EQ(toHost(out), c.ref);
+    EXPECT_EQ(offsetsOf(keys), c.refOff);
   }
   {
-    DView<Rec<K>> out("out", n);
+    DView<Rec<K>> out("out", c.n);
     const auto keys = sieve::keys::scatter_sparse(TestExec{}, d, out);
     EXPECT_EQ(keys.num_keys(), 103);
-    EXPECT_EQ(toHost(out), ref);
-    EXPECT_EQ(offsetsOf(keys), refOff);
+    EXPECT_EQ(toHost(out), c.ref);
+    EXPECT_EQ(offsetsOf(keys), c.refOff);
     const auto distinct = toHost(keys.keys());
-    for (int k = 0; k < 103; ++k) EXPECT_EQ(distinct[k], static_cast<K>(lo + k));
+    for (int k = 0; k < 103; ++k) EXPECT_EQ(distinct[k], static_cast<K>(c.lo + k));
   }
 }
 
@@ -911,31 +923,25 @@ namespace {
 
 template <class K>
 void checkAsyncMod103(bool signedShift) {
-  const int n = 1033;
-  std::vector<Rec<K>> in(n);
-  for (int i = 0; i < n; ++i) in[i] = Rec<K>{static_cast<K>(i % 103 - (signedShift ? 50 : 0)), i};
-  const auto ref = stableByKey(in, [](const Rec<K>& e) { return e.k; });
-  const K lo = static_cast<K>(signedShift ? -50 : 0),
-          hi = static_cast<K>(102 - (signedShift ? 50 : 0));
-  const auto refOff = denseOffsets(in, lo, hi);
+  const Mod103<K> c(signedShift);
   const TestExec exec;
-  const sieve::keys::DenseWorkspace<K, TestExec> ws(exec, n, lo, hi);
+  const sieve::keys::DenseWorkspace<K, TestExec> ws(exec, c.n, c.lo, c.hi);
   EXPECT_EQ(ws.num_keys(), 103);
-  const auto d = deviceOf(in);
+  const auto d = deviceOf(c.in);
   // The same workspace serves several calls; each writes the same bytes as
   // the sequential stable sort (and as the blocking form).
   for (int round = 0; round < 3; ++round) {
-    DView<Rec<K>> out("out", n);
+    DView<Rec<K>> out("out", c.n);
     const auto keys = sieve::keys::scatter_dense(exec, d, out, ws);
     exec.fence();
     EXPECT_EQ(keys.num_keys(), 103);
-    EXPECT_EQ(keys.num_elements(), n);
-    EXPECT_EQ(keys.min_key(), lo);
-    EXPECT_EQ(keys.max_key(), hi);
+    EXPECT_EQ(keys.num_elements(), c.n);
+    EXPECT_EQ(keys.min_key(), c.lo);
+    EXPECT_EQ(keys.max_key(), c.hi);
     EXPECT_NO_THROW(ws.check(exec));
-    EXPECT_EQ(toHost(out), ref) << "round " << round;
-    EXPECT_EQ(offsetsOf(keys), refOff) << "round " << round;
-    EXPECT_EQ(keys.offset(5), refOff[5]);
+    EXPECT_EQ(toHost(out), c.ref) << "round " << round;
+    EXPECT_EQ(offsetsOf(keys), c.refOff) << "round " << round;
+    EXPECT_EQ(keys.offset(5), c.refOff[5]);
   }
 }
 
@@ -1020,9 +1026,47 @@ TEST(KeysDenseAsync, OutOfRangeKeysNeverLoseSilently) {
   for (const auto& e : toHost(out)) ASSERT_EQ(e, sentinel);
   in[4321].k = 21;
   in[17].k = 17;
-  sieve::keys::scatter_dense(exec, deviceOf(in), out, ws);
+  const auto fixed = sieve::keys::scatter_dense(exec, deviceOf(in), out, ws);
   EXPECT_NO_THROW(ws.check(exec));
   EXPECT_EQ(toHost(out), stableByKey(in, [](const Rec<int>& e) { return e.k; }));
+  EXPECT_EQ(fixed.offset(100), n);
+  // The rejected call's keys stay unusable: the workspace served a later call.
+  EXPECT_THROW(keys.offset(0), std::invalid_argument);
+  EXPECT_THROW(sieve::keys::reduce(exec, keys, out, sieve::keys::SortUnique{}),
+               std::invalid_argument);
+}
+
+// The keys of a call share the workspace's offsets: once it serves another
+// call, using them would read that call's offsets over the first output.
+// Every use throws instead.
+TEST(KeysDenseAsync, KeysOfAnEarlierCallThrow) {
+  const int n = 3000;
+  std::vector<Rec<int>> a(n), b(n);
+  for (int i = 0; i < n; ++i) {
+    a[i] = Rec<int>{i % 10, i};
+    b[i] = Rec<int>{(i * 7) % 50, i};
+  }
+  const TestExec exec;
+  const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, n, 0, 49);
+  DView<Rec<int>> outA("outA", n), outB("outB", n), more("more", n);
+  const auto keysA = sieve::keys::scatter_dense(exec, deviceOf(a), outA, ws);
+  EXPECT_EQ(offsetsOf(keysA), denseOffsets(a, 0, 49));
+  EXPECT_EQ(keysA.offset(10), n);
+  const auto keysB = sieve::keys::scatter_dense(exec, deviceOf(b), outB, ws);
+  EXPECT_EQ(keysB.offset(50), n);
+  EXPECT_EQ(toHost(outA), stableByKey(a, [](const Rec<int>& e) { return e.k; }));
+  EXPECT_EQ(toHost(outB), stableByKey(b, [](const Rec<int>& e) { return e.k; }));
+  EXPECT_THROW(keysA.offset(1), std::invalid_argument);
+  EXPECT_THROW(sieve::keys::reduce(exec, keysA, outA, sieve::keys::SortUnique{}),
+               std::invalid_argument);
+  EXPECT_THROW(sieve::keys::group(exec, keysA, outA, sieve::keys::SortGroup{}),
+               std::invalid_argument);
+  EXPECT_THROW(sieve::keys::for_each_key_range(exec, keysA, outA, Noop{}), std::invalid_argument);
+  // The current keys work, copies included.
+  const auto copyB = keysB;
+  const auto unique = sieve::keys::reduce(exec, copyB, outB, sieve::keys::SortUnique{});
+  EXPECT_EQ(unique.num_keys(), 50);
+  EXPECT_EQ(sieve::keys::compact(exec, keysB, unique, outB, more), unique.num_elements());
 }
 
 TEST(KeysDenseAsync, Misuse) {
@@ -1032,22 +1076,19 @@ TEST(KeysDenseAsync, Misuse) {
   DView<Rec<int>> out("out", 3), shortOut("short", 2);
   const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, 3, 0, 9), other(exec, 4, 0, 9);
   const sieve::keys::DenseWorkspace<int, TestExec> empty;
-  auto expectThrow = [](auto&& f, const char* needle) {
-    try {
-      f();
-      ADD_FAILURE() << "no exception (" << needle << ")";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
-  expectThrow([&] { sieve::keys::scatter_dense(exec, d, out, other); }, "workspace was made for 4");
-  expectThrow([&] { sieve::keys::scatter_dense(exec, d, out, empty); }, "workspace is empty");
-  expectThrow([&] { sieve::keys::scatter_dense(exec, d, shortOut, ws); }, "output.extent(0) = 2");
-  expectThrow([&] { sieve::keys::scatter_dense(exec, d, d, ws); }, "");
-  expectThrow([&] { sieve::keys::DenseWorkspace<int, TestExec>(exec, 3, 9, 0); },
-              "greater than max_key");
-  expectThrow([&] { sieve::keys::DenseWorkspace<int, TestExec>(exec, -1, 0, 9); }, "elements = -1");
-  expectThrow([&] { sieve::keys::DenseWorkspace<std::uint8_t, TestExec>(exec, 3, 0, 300); },
-              "max_key = 300 is not a value of the key type");
+  sieve_test::expectInvalid([&] { sieve::keys::scatter_dense(exec, d, out, other); },
+                            "workspace was made for 4");
+  sieve_test::expectInvalid([&] { sieve::keys::scatter_dense(exec, d, out, empty); },
+                            "workspace is empty");
+  sieve_test::expectInvalid([&] { sieve::keys::scatter_dense(exec, d, shortOut, ws); },
+                            "output.extent(0) = 2");
+  sieve_test::expectInvalid([&] { sieve::keys::scatter_dense(exec, d, d, ws); }, "");
+  sieve_test::expectInvalid([&] { sieve::keys::DenseWorkspace<int, TestExec>(exec, 3, 9, 0); },
+                            "greater than max_key");
+  sieve_test::expectInvalid([&] { sieve::keys::DenseWorkspace<int, TestExec>(exec, -1, 0, 9); },
+                            "elements = -1");
+  sieve_test::expectInvalid(
+      [&] { sieve::keys::DenseWorkspace<std::uint8_t, TestExec>(exec, 3, 0, 300); },
+      "max_key = 300 is not a value of the key type");
   EXPECT_NO_THROW(ws.check(exec)); // nothing ran on it yet
 }

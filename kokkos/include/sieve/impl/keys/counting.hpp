@@ -140,20 +140,7 @@ class CountingSort {
                     const I64View<Exec>& scanScratch) {
     const i64 K = K_, C = C_, R = R_;
     const I64View<Exec> hist = hist_;
-    Kokkos::parallel_for(
-        names_("bucket_bases"), Range<Exec>(exec_, 0, K + 1), KOKKOS_LAMBDA(const i64 k) {
-          if (k == K || status() != 0) {
-            offsets(k) = 0;
-            return;
-          }
-          i64 run = 0;
-          for (i64 c = 0; c < C; ++c) {
-            const i64 t = hist(c * K + k);
-            hist(c * K + k) = run;
-            run += t;
-          }
-          offsets(k) = run;
-        });
+    enqueueBucketBases(offsets, status);
     sieve::Impl::scanEntry<false>(sieve::Impl::Names(names_.prefix, "sieve::exclusive_scan"), exec_,
                                   offsets, offsets, i64(0), scanScratch);
     const Src src = src_;
@@ -175,6 +162,32 @@ class CountingSort {
   }
 
  private:
+  /// Every chunk's base within each bucket (and, exact, its end), and the
+  /// bucket sizes in offsets(0 .. buckets - 1); offsets(buckets) = 0. With a
+  /// `gate` word that is non-zero, every offset is 0 instead.
+  void enqueueBucketBases(const I64View<Exec>& offsets,
+                          const Kokkos::View<i64, typename Exec::memory_space>& gate) {
+    const i64 K = K_, C = C_;
+    const I64View<Exec> hist = hist_, ends = ends_;
+    Kokkos::parallel_for(
+        names_("bucket_bases"), Range<Exec>(exec_, 0, K + 1), KOKKOS_LAMBDA(const i64 k) {
+          if (k == K || (gate.data() != nullptr && gate() != 0)) {
+            offsets(k) = 0;
+            return;
+          }
+          i64 run = 0;
+          for (i64 c = 0; c < C; ++c) {
+            const i64 t = hist(c * K + k);
+            hist(c * K + k) = run;
+            run += t;
+            if (kExact)
+              ends(c * K + k) =
+                  run; // (plain if: nvcc lambdas cannot first-capture in if constexpr)
+          }
+          offsets(k) = run;
+        });
+  }
+
   void enqueueHistogram() {
     const I64View<Exec> stats = stats_;
     const Src src = src_;
@@ -217,25 +230,7 @@ class CountingSort {
   i64 scatter(const I64View<Exec>& offsets) {
     const i64 K = K_, C = C_, R = R_;
     const I64View<Exec> hist = hist_, ends = ends_, stats = stats_;
-    // Every chunk's base within each bucket (and, exact, its end), and the
-    // bucket sizes.
-    Kokkos::parallel_for(
-        names_("bucket_bases"), Range<Exec>(exec_, 0, K + 1), KOKKOS_LAMBDA(const i64 k) {
-          if (k == K) {
-            offsets(K) = 0;
-            return;
-          }
-          i64 run = 0;
-          for (i64 c = 0; c < C; ++c) {
-            const i64 t = hist(c * K + k);
-            hist(c * K + k) = run;
-            run += t;
-            if (kExact)
-              ends(c * K + k) =
-                  run; // (plain if: nvcc lambdas cannot first-capture in if constexpr)
-          }
-          offsets(k) = run;
-        });
+    enqueueBucketBases(offsets, Kokkos::View<i64, typename Exec::memory_space>());
     scanInPlace(exec_, names_, offsets);
     const Src src = src_;
     i64 bad = 0;

@@ -9,6 +9,7 @@
 #include <sieve/scan.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -57,12 +58,30 @@ class KeyRanges : public Impl::KeyRangesTag {
     Kokkos::deep_copy(v, Kokkos::subview(offsets_, k));
     return v;
   }
-  /// (internal) the rejection word of the asynchronous call that made it.
+  /// (internal) the rejection word and the workspace generation of the
+  /// asynchronous call that made it.
   using status_view = Kokkos::View<std::int64_t, memory_space>;
-  void attachStatus(const status_view& s) { status_ = s; }
+  void attachCall(const status_view& s, std::shared_ptr<const std::int64_t> live,
+                  std::int64_t generation) {
+    status_ = s;
+    live_ = std::move(live);
+    generation_ = generation;
+  }
+  /// Throws std::invalid_argument when these keys came from an asynchronous
+  /// scatter_dense whose workspace has served a later call since (their
+  /// offsets are that call's now). Host only, O(1), never blocks.
+  void checkCurrent(const char* fn) const {
+    if (live_ != nullptr && *live_ != generation_)
+      sieve::Impl::fail(fn,
+                        "these keys came from an asynchronous scatter_dense whose "
+                        "DenseWorkspace has served a later call since: their offsets are "
+                        "that call's now (use a workspace per result kept alive)");
+  }
   /// Throws std::invalid_argument when the asynchronous call that made these
-  /// keys rejected its input (reads one word: blocking; O(1) otherwise).
+  /// keys rejected its input, or as checkCurrent (reads one word: blocking;
+  /// O(1) otherwise).
   void check(const char* fn) const {
+    checkCurrent(fn);
     if (status_.data() == nullptr) return;
     std::int64_t v = 0;
     Kokkos::deep_copy(v, status_);
@@ -76,6 +95,8 @@ class KeyRanges : public Impl::KeyRangesTag {
  protected:
   offsets_view offsets_;
   status_view status_;
+  std::shared_ptr<const std::int64_t> live_;
+  std::int64_t generation_ = 0;
   std::int64_t numKeys_ = 0;
   std::int64_t numElements_ = 0;
 };
@@ -105,10 +126,13 @@ class DenseKeys : public KeyRanges<ExecSpace> {
 /// allocation, no fence, nothing read back; capture-safe on device spaces as
 /// far as Kokkos' own kernel launches are): made once for `elements` View
 /// elements whose keys (of type Key) lie in [min_key, max_key], then given to
-/// any number of calls of that shape, one at a time. It holds the per-chunk
-/// histograms (about num_keys() x chunks words), the offsets the returned
-/// DenseKeys share (the next call overwrites them), the scan's scratch and a
-/// rejection word. A key outside the range cannot throw in an asynchronous
+/// any number of calls of that shape, one after the other (on one instance,
+/// or with a fence between instances: two calls in flight at once on it
+/// race). It holds the per-chunk histograms (about num_keys() x chunks
+/// words), the offsets the returned DenseKeys share, the scan's scratch and a
+/// rejection word. The next call overwrites those offsets: the keys of an
+/// earlier call then throw when used (offset, for_each_key_range, reduce,
+/// group, compact). A key outside the range cannot throw in an asynchronous
 /// call: the call then writes nothing to its output, leaves every key empty
 /// and counts the keys in rejected(); check() (or DenseKeys::offset(), or
 /// reduce / group on those keys) throws. Copies share the scratch.
@@ -139,6 +163,7 @@ class DenseWorkspace {
     sieve::Impl::Keys::checkKeyValue<Key>(fn, "min_key", min_key);
     sieve::Impl::Keys::checkKeyValue<Key>(fn, "max_key", max_key);
     n_ = elements;
+    generation_ = std::make_shared<std::int64_t>(0);
     min_ = static_cast<Key>(min_key);
     max_ = static_cast<Key>(max_key);
     if (elements < 0 || elements > sieve::Impl::Keys::kMaxDenseKeys)
@@ -193,6 +218,8 @@ class DenseWorkspace {
   const words_view& stats() const { return stats_; }
   const words_view& offsets() const { return offsets_; }
   const words_view& scanScratch() const { return scan_; }
+  /// (internal) counts the calls made on it (host; shared by its copies).
+  const std::shared_ptr<std::int64_t>& generation() const { return generation_; }
 
  private:
   [[noreturn]] void tooLarge(const char* fn, const char* what) const {
@@ -206,6 +233,7 @@ class DenseWorkspace {
   Key min_{}, max_{};
   words_view hist_, stats_, offsets_, scan_;
   status_view status_;
+  std::shared_ptr<std::int64_t> generation_;
 };
 
 /// The keys of scatter_sparse: the distinct keys, ascending by operator<; the

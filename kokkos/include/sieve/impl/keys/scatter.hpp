@@ -224,7 +224,7 @@ DenseKeys<Key, Exec> scatterDenseAsync(const sieve::Impl::Names& names, const Ex
     sort.scatterAsync(ws.offsets(), ws.rejected(), ws.scanScratch());
     DenseKeys<Key, Exec> keys(ws.offsets(), ws.num_keys(), src.records(), ws.min_key(),
                               ws.max_key());
-    keys.attachStatus(ws.rejected());
+    keys.attachCall(ws.rejected(), ws.generation(), ++*ws.generation());
     return keys;
   } else {
     return {};

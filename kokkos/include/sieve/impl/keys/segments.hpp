@@ -84,6 +84,7 @@ ArgPack<A0, A...> makeArgPack(const A0& a0, const A&... a) {
 template <class Exec, class Keys, class Out, class F, class... Args>
 void forEachKeyRange(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys,
                      const Out& output, const F& functor, const Args&... args) {
+  keys.checkCurrent("sieve::keys::for_each_key_range");
   const i64 K = keys.num_keys(), n = keys.num_elements();
   // The functor indexes output by the offsets: it must hold every element.
   if (sieve::Impl::extent64(output) < n)
@@ -310,6 +311,7 @@ template <class Exec, class Keys, class In, class Out>
 i64 compactReduced(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys,
                    const ReducedKeys<Keys>& reduced, const In& input, const Out& output) {
   constexpr const char* fn = "sieve::keys::compact";
+  keys.checkCurrent(fn);
   if (reduced.num_keys() != keys.num_keys())
     sieve::Impl::fail(fn, "reduced has " + std::to_string(reduced.num_keys()) +
                               " key ids; keys has " + std::to_string(keys.num_keys()) +
