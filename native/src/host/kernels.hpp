@@ -7,6 +7,7 @@
 #include <sieve/native/host/isa.hpp>
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && \
     !defined(__NVCOMPILER)
@@ -55,14 +56,16 @@ inline constexpr std::int64_t kSelectChunk = 512;
 inline constexpr std::int64_t kSelectSlack = 64;
 
 /// The exact select of one element type (also the tail of the vector ones):
-/// items(k) of the selected samples of [i, i + len) from dst; returns how many.
+/// items(k) of the selected samples of [i, i + len) from dst; returns how
+/// many. Stores through memcpy: dst need not be aligned to T.
 template <class T, class Item>
-std::int64_t selectExact(const std::uint8_t* mask, std::int64_t i, std::int64_t len, T* dst,
-                         const Item& item) {
+std::int64_t selectExact(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
+                         unsigned char* dst, const Item& item) {
   std::int64_t f = 0;
   for (std::int64_t j = 0; j < len; ++j) {
     // Branch-free: every item is stored, the cursor moves when selected.
-    dst[f] = item(i + j);
+    const T v = item(i + j);
+    std::memcpy(dst + f * static_cast<std::int64_t>(sizeof(T)), &v, sizeof(T));
     f += mask[i + j] != 0;
   }
   return f;

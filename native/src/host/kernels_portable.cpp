@@ -7,6 +7,7 @@
 #include <sieve/core/elem.hpp>
 
 #include <cstdint>
+#include <cstring>
 
 namespace sieve {
 namespace Impl {
@@ -112,8 +113,11 @@ void scatterPortable(const void* stage, void* plane, std::uint32_t elemBytes,
   });
 }
 
+// (Loads and stores through memcpy: the output, and the values, need not be
+// aligned to their element size.)
 std::int64_t selectIndicesPortable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
                                    std::int64_t* dst) {
+  auto* d = reinterpret_cast<unsigned char*>(dst);
   std::int64_t f = 0, j = 0;
   for (; j + 16 <= len; j += 16) {
     const std::uint32_t bits = nonzeroBits16(mask + i + j);
@@ -123,11 +127,14 @@ std::int64_t selectIndicesPortable(const std::uint8_t* mask, std::int64_t i, std
     const std::int64_t base = i + j;
     for (int h = 0; h < 2; ++h) {
       const std::uint32_t m = (bits >> (8 * h)) & 0xFFu;
-      for (int k = 0; k < 8; ++k) dst[f + k] = base + 8 * h + kBitLut.pos[m][k];
+      std::int64_t row[8];
+      for (int k = 0; k < 8; ++k) row[k] = base + 8 * h + kBitLut.pos[m][k];
+      std::memcpy(d + 8 * f, row, sizeof row);
       f += kBitLut.pop[m];
     }
   }
-  return f + selectExact(mask, i + j, len - j, dst + f, [](std::int64_t k) { return k; });
+  return f + selectExact<std::int64_t>(mask, i + j, len - j, d + 8 * f,
+                                       [](std::int64_t k) { return k; });
 }
 
 std::int64_t selectValuesPortable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
@@ -135,14 +142,22 @@ std::int64_t selectValuesPortable(const std::uint8_t* mask, std::int64_t i, std:
   std::int64_t f = 0;
   withElem(elemBytes, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T* v = static_cast<const T*>(values);
-    T* d = static_cast<T*>(dst);
+    const auto* v = static_cast<const unsigned char*>(values);
+    auto* d = static_cast<unsigned char*>(dst);
+    const auto at = [v](std::int64_t k) {
+      T x;
+      std::memcpy(&x, v + k * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+      return x;
+    };
     std::int64_t j = 0;
     for (; j + 16 <= len; j += 16) {
-      for (std::uint32_t bits = nonzeroBits16(mask + i + j); bits != 0u; bits &= bits - 1u)
-        d[f++] = v[i + j + ctz32(bits)];
+      for (std::uint32_t bits = nonzeroBits16(mask + i + j); bits != 0u; bits &= bits - 1u) {
+        const T x = at(i + j + ctz32(bits));
+        std::memcpy(d + f * static_cast<std::int64_t>(sizeof(T)), &x, sizeof(T));
+        ++f;
+      }
     }
-    f += selectExact(mask, i + j, len - j, d + f, [v](std::int64_t k) { return v[k]; });
+    f += selectExact<T>(mask, i + j, len - j, d + f * static_cast<std::int64_t>(sizeof(T)), at);
   });
   return f;
 }

@@ -18,14 +18,16 @@ namespace sieve {
 /// region on disjoint ranges). O(b - a), vectorised (AVX-512 where the CPU
 /// has it). With `stream`, whole cache lines of the output are written with
 /// non-temporal stores (for outputs far larger than the cache; ordered by a
-/// store fence before returning). Throws std::invalid_argument for a > b,
+/// store fence before returning). `out` needs no alignment (bytes are placed
+/// as a memcpy would). Throws std::invalid_argument for a > b,
 /// pos > end, or a null array that would be addressed.
 void selectIndicesHost(const std::uint8_t* mask, std::int64_t a, std::int64_t b, std::int64_t* out,
                        std::int64_t pos, std::int64_t end, bool stream);
 
 /// selectIndicesHost writing values[k] (elements of `elemBytes` bytes: 1, 2,
 /// 4 or 8, copied bit for bit) instead of k; `out` holds elements of the same
-/// size. Throws as above, and for any other element size.
+/// size; neither needs aligning to it. Throws as above, and for any other
+/// element size.
 void selectValuesHost(const std::uint8_t* mask, std::int64_t a, std::int64_t b, const void* values,
                       std::uint32_t elemBytes, void* out, std::int64_t pos, std::int64_t end,
                       bool stream);
