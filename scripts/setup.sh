@@ -218,6 +218,15 @@ case "$variant" in
                   -DSIEVE_ENABLE_FUZZER=ON -DSIEVE_ENABLE_TESTS=OFF -DSIEVE_ENABLE_BENCHMARKS=OFF) ;;
 esac
 
+# GoogleTest's sources (from the googletest package), for scripts/gpu_check.sh:
+# the GPU machine has no GoogleTest, so the check builds it from this copy
+# (carry .deps/googletest there, with .deps/kokkos).
+if [ -f /usr/src/googletest/CMakeLists.txt ] && [ ! -f "$deps/googletest/CMakeLists.txt" ]; then
+  mkdir -p "$deps"
+  cp -r /usr/src/googletest "$deps/googletest.tmp" && mv "$deps/googletest.tmp" "$deps/googletest"
+  say "GoogleTest sources copied to $deps/googletest (for the GPU check)"
+fi
+
 # --- 3. Sieve ---------------------------------------------------------------------------
 [ "$do_build" -eq 1 ] || { say "done (not building Sieve)"; exit 0; }
 # The developers' build asks for the native CUDA face explicitly when nvcc is

@@ -11,17 +11,38 @@
 #include <string>
 #include <vector>
 
+#ifndef SIEVE_TEST_CUDA_ARCHS
+#define SIEVE_TEST_CUDA_ARCHS "?"
+#endif
+
 namespace sieve_test {
 
-/// Empty when a CUDA device can run kernels, else why not.
+/// An empty kernel (main.cu), built for the same architectures as the
+/// library: whether the device has an image of it.
+__global__ void probeKernel();
+
+/// Empty when a CUDA device can run this build's kernels, else why not (no
+/// device, or a device below every architecture built).
 inline const std::string& noDeviceReason() {
   static const std::string reason = [] {
     int count = 0;
-    const cudaError_t err = cudaGetDeviceCount(&count);
+    cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess)
       return std::string("no usable CUDA device (") + cudaGetErrorName(err) + ": " +
              cudaGetErrorString(err) + ")";
     if (count == 0) return std::string("no CUDA device");
+    cudaFuncAttributes attr{};
+    err = cudaFuncGetAttributes(&attr, probeKernel);
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      int dev = 0, major = 0, minor = 0;
+      (void)cudaGetDevice(&dev);
+      (void)cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+      (void)cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+      return "device " + std::to_string(dev) + " is sm_" + std::to_string(major) +
+             std::to_string(minor) + ", below every architecture this build has kernels for (" +
+             SIEVE_TEST_CUDA_ARCHS + "; CMAKE_CUDA_ARCHITECTURES) (" + cudaGetErrorName(err) + ")";
+    }
     return std::string();
   }();
   return reason;

@@ -8,6 +8,8 @@
 #include <sieve/native/cuda/reorder.hpp>
 #include <sieve/native/cuda/scan.cuh>
 
+#include <cstring>
+
 #include "../common/faces.hpp"
 #include "device.hpp"
 
@@ -142,6 +144,12 @@ struct CudaFace {
     else sieve::cuda::Scan::enqueue<T, Op, false>(din.get<T>(), out, sums.get<T>(), n, init, 0, op);
     EXPECT_TRUE(sums.guardIntact()) << "blockSums written past n elements";
     EXPECT_TRUE((inPlace ? din : dout).guardIntact()) << "out written past n elements";
+    if (!inPlace) {
+      EXPECT_TRUE(din.guardIntact()) << "in written past n elements";
+      const auto after = din.download<T>(in.size());
+      EXPECT_EQ(0, std::memcmp(after.data(), in.data(), in.size() * sizeof(T)))
+          << "an out-of-place scan changed its input";
+    }
     return inPlace ? din.download<T>(in.size()) : dout.download<T>(in.size());
   }
 };

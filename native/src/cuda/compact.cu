@@ -63,15 +63,7 @@ __device__ __forceinline__ std::uint32_t keepBits(const std::uint8_t* mask, std:
     const auto* p = reinterpret_cast<const uint4*>(mask + base);
     const uint4 lo = __ldg(p), hi = __ldg(p + 1);
     const std::uint32_t words[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    std::uint32_t bits = 0;
-#pragma unroll
-    for (int w = 0; w < 8; ++w)
-#pragma unroll
-      for (int b = 0; b < 4; ++b)
-        bits |=
-            static_cast<std::uint32_t>(keeps(static_cast<std::uint8_t>(words[w] >> (8 * b)), flags))
-            << (4 * w + b);
-    return bits;
+    return keepBitsOfWords(words, flags); // SWAR: a few ops per 4 bytes
   }
   return groupKeepBits([&](std::int64_t i) { return mask[i]; }, base, n, flags);
 }
@@ -123,6 +115,9 @@ __global__ void __launch_bounds__(kBlock) compactKernel(CompactArgs a) {
     sTile = a.tiles > 1 ? static_cast<long long>(atomicAdd(a.tileCounter, 1u)) : 0;
   __syncthreads();
   const std::int64_t tile = sTile;
+  // A block past the last tile (a grid larger than the tiles, e.g. a retuned
+  // graph node) has nothing to do; block-uniform, before any barrier.
+  if (tile >= a.tiles) return;
   const std::int64_t base = (tile * kBlock + threadIdx.x) * 32;
   const std::uint32_t bits = base < a.n ? keepBits<Aligned>(a.mask, base, a.n, a.flags) : 0u;
   // kept in the low 16 bits (<= 8192 per tile), the live flag above
@@ -163,13 +158,20 @@ __global__ void __launch_bounds__(kBlock) compactKernel(CompactArgs a) {
   }
   // Stage this thread's indices at its offset in the tile, then write the
   // tile's indices out coalesced.
+  // (Swizzled slots: a fully kept warp writes 32 banks per step, not one.)
   std::uint32_t pos = excl & 0xFFFFu;
   for (std::uint32_t b = bits; b != 0u; b &= b - 1u)
-    staged[pos++] = static_cast<std::int32_t>(base + ctz32(b));
+    staged[stagedSlot(pos++)] = static_cast<std::int32_t>(base + ctz32(b));
   __syncthreads();
   const auto out = static_cast<std::int64_t>(sPrefix & 0xFFFFFFFFull);
   const std::uint32_t tileKept = tileSum & 0xFFFFu;
-  for (std::uint32_t j = threadIdx.x; j < tileKept; j += kBlock) a.map[out + j] = staged[j];
+  for (std::uint32_t j = threadIdx.x; j < tileKept; j += kBlock)
+    a.map[out + j] = staged[stagedSlot(j)];
+}
+
+__global__ void clearBytesKernel(unsigned char* p, std::int64_t bytes) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kBlock + threadIdx.x;
+  if (i < bytes) p[i] = 0;
 }
 
 __global__ void compactEmptyKernel(std::uint32_t* count, bool hasTrigger, ReorderTrigger trig) {
@@ -201,9 +203,12 @@ void compactDevice(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* 
   auto* counter = carve<unsigned int>(scratch, CompactLayout::cudaTileCounter(tiles));
   // A single tile uses no scratch at all (the cleared region is then empty).
   const ScratchRegion cleared = CompactLayout::cudaCleared(tiles);
+  // Cleared by a kernel, not cudaMemsetAsync: the scratch may be pinned or
+  // managed memory the device reaches, and a kernel node replays anywhere.
   if (cleared.bytes > 0)
-    cudaCheck(cudaMemsetAsync(carve<unsigned char>(scratch, cleared), 0, cleared.bytes, stream),
-              "cudaMemsetAsync (sieve::compactDevice tile words)");
+    launch(clearBytesKernel, Geometry::blocksFor(cleared.bytes, kBlock), stream,
+           "sieve::compactDevice (clear tile words)", carve<unsigned char>(scratch, cleared),
+           static_cast<std::int64_t>(cleared.bytes));
   const CompactArgs args{mask, indexMap, count, status,          counter,
                          n,    tiles,    flags, trig != nullptr, t};
   const bool aligned = reinterpret_cast<std::uintptr_t>(mask) % 16 == 0;

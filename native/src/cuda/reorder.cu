@@ -32,10 +32,18 @@ __device__ __forceinline__ std::int64_t globalIndex() {
   return static_cast<std::int64_t>(blockIdx.x) * kBlock + threadIdx.x;
 }
 
+/// The stride of a grid-stride loop.
+__device__ __forceinline__ std::int64_t gridStride() {
+  return static_cast<std::int64_t>(gridDim.x) * kBlock;
+}
+
 __global__ void reorderBitsKernel(const std::uint8_t* mask, std::uint32_t flags, ReorderState s,
                                   std::uint32_t* bits, std::uint32_t* counts) {
+  // A replay with fire == 0 reads no mask and writes no bits; the scan of
+  // the word offsets that follows still runs over scratch (n / 32 words), and
+  // every kernel after it is gated on the same word.
   const std::int64_t g = globalIndex();
-  if (g >= groups32(s.n)) return;
+  if (g >= groups32(s.n) || !s.active()) return;
   const std::int64_t sp = s.sp();
   const std::uint32_t b =
       g * 32 < sp ? groupKeepBits([&](std::int64_t i) { return mask[i]; }, g * 32, sp, flags) : 0u;
@@ -44,34 +52,42 @@ __global__ void reorderBitsKernel(const std::uint8_t* mask, std::uint32_t flags,
 }
 
 __global__ void reorderCountKernel(const std::uint32_t* bits, const std::uint32_t* wordOff,
-                                   std::int64_t words, std::uint32_t* cnt) {
-  if (globalIndex() == 0)
+                                   std::int64_t words, std::uint32_t* cnt, ReorderState s) {
+  if (globalIndex() == 0 && s.active())
     *cnt = wordOff[words - 1] + static_cast<std::uint32_t>(popcount32(bits[words - 1]));
 }
 
+// The moves are grid-stride loops over a grid sized to the device's
+// residency (Geometry::moveBlocks), each thread reading the fire word once:
+// a replay with fire == 0 costs one small launch per move.
 template <class T>
 __global__ void reorderStageKernel(const T* plane, T* stage, ReorderState s) {
-  const std::int64_t i = globalIndex();
-  if (i < s.n && s.active() && i < s.sp()) stage[i] = plane[i];
+  if (!s.active()) return;
+  const std::int64_t end = s.sp();
+  for (std::int64_t i = globalIndex(); i < end; i += gridStride()) stage[i] = plane[i];
 }
 
 template <class T>
 __global__ void reorderPlaceKernel(const T* stage, T* plane, ReorderState s) {
-  const std::int64_t i = globalIndex();
-  if (i < s.n && s.active() && i < s.sp()) plane[s.dst(i)] = stage[i];
+  if (!s.active()) return;
+  const std::int64_t end = s.sp();
+  for (std::int64_t i = globalIndex(); i < end; i += gridStride()) plane[s.dst(i)] = stage[i];
 }
 
 __global__ void reorderInverseKernel(const std::int32_t* perm, std::int32_t* inv, ReorderState s) {
-  const std::int64_t i = globalIndex();
-  if (i < s.n && s.active() && i < s.sp()) {
+  if (!s.active()) return;
+  const std::int64_t end = s.sp();
+  for (std::int64_t i = globalIndex(); i < end; i += gridStride()) {
     const std::int32_t p = perm[i];
     if (slotInRange(p, s.n)) inv[p] = static_cast<std::int32_t>(i);
   }
 }
 
 __global__ void reorderIdentityKernel(std::int32_t* map, ReorderState s) {
-  const std::int64_t i = globalIndex();
-  if (i < s.n && s.active() && i < s.kept()) map[i] = static_cast<std::int32_t>(i);
+  if (!s.active()) return;
+  const std::int64_t end = s.kept() < s.n ? s.kept() : s.n;
+  for (std::int64_t i = globalIndex(); i < end; i += gridStride())
+    map[i] = static_cast<std::int32_t>(i);
 }
 
 __global__ void reorderWordsKernel(ReorderState s, std::uint32_t* count, std::uint32_t* span,
@@ -128,11 +144,12 @@ void reorderDevice(const ReorderPlane* planes, std::uint32_t nPlanes, const std:
   auto* sums = carve<std::uint32_t>(scratch, ReorderLayout::scanSums(n));
   const ReorderState s{bits, wordOff, cnt, span, fire, n};
   const unsigned wordBlocks = Geometry::blocksFor(words, kBlock);
-  const unsigned blocks = Geometry::blocksFor(n, kBlock);
+  const unsigned blocks = Geometry::moveBlocks(n);
   launch(reorderBitsKernel, wordBlocks, stream, "sieve::reorderDevice (bits)", mask, flags, s, bits,
          wordOff);
   cuda::Scan::enqueue<std::uint32_t, Sum, false>(wordOff, wordOff, sums, words, 0u, stream);
-  launch(reorderCountKernel, 1u, stream, "sieve::reorderDevice (count)", bits, wordOff, words, cnt);
+  launch(reorderCountKernel, 1u, stream, "sieve::reorderDevice (count)", bits, wordOff, words, cnt,
+         s);
   auto move = [&](void* data, std::uint32_t elemBytes) {
     withElem(elemBytes, [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -43,6 +43,31 @@ SIEVE_INLINE constexpr std::uint32_t bitsThrough(std::uint32_t x, int j) {
   return x & (0xFFFFFFFFu >> (31 - j));
 }
 
+/// Bit b set when byte b of the little-endian word w is non-zero, b < 4
+/// (SIMD within a register: a few integer ops for four mask bytes).
+SIEVE_INLINE constexpr std::uint32_t nonzeroNibble(std::uint32_t w) {
+  // The high bit of every byte: set when its low 7 bits or its own high bit are.
+  const std::uint32_t high = (((w & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | w) & 0x80808080u;
+  // Bits 7, 15, 23, 31 moved to 28..31 by one multiply (no two partial
+  // products meet, so nothing carries).
+  return (high * 0x00204081u) >> 28;
+}
+
+/// Keep bits of 32 mask bytes given as 8 little-endian words (word w holds
+/// bytes 4w .. 4w + 3): the group rule of groupKeepBits for a whole group.
+SIEVE_INLINE constexpr std::uint32_t keepBitsOfWords(const std::uint32_t (&words)[8],
+                                                     std::uint32_t flags) {
+  std::uint32_t bits = 0;
+  for (int w = 0; w < 8; ++w) bits |= nonzeroNibble(words[w]) << (4 * w);
+  return bits ^ keepXorMask<std::uint32_t>(flags);
+}
+
+/// The shared-memory slot of staged item j of a tile (rows of 32): its column
+/// XORed with its row, so that 32 threads each writing their k-th item at
+/// rows of their own hit 32 different banks, and 32 consecutive items read by
+/// a warp do too. A bijection on every row.
+SIEVE_INLINE constexpr std::uint32_t stagedSlot(std::uint32_t j) { return j ^ ((j >> 5) & 31u); }
+
 /// Keep bits of the aligned 32-sample group starting at `base` (a multiple of
 /// 32): bit j is set when sample base + j < end is kept. `byteAt(i)` returns
 /// mask byte i. The group rule of live32 and of the reorder bitmap.

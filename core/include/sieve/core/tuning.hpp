@@ -40,6 +40,9 @@ namespace Cuda {
 inline constexpr unsigned kBlock = 256;
 /// Warps per block.
 inline constexpr unsigned kWarps = kBlock / 32;
+/// Blocks of a grid-stride move (reorder): 8 resident blocks of kBlock
+/// threads on each of 132 SMs (H100 / H200), rounded up.
+inline constexpr unsigned kMoveBlocks = 1056;
 /// Compaction: one aligned 32-sample group per thread, one tile per block.
 inline constexpr std::int64_t kCompactTile = std::int64_t(kBlock) * 32;
 /// Scan: items per thread (odd, so that the per-thread shared-memory rows do

@@ -24,6 +24,14 @@ inline unsigned blocksFor(std::int64_t work, std::int64_t perBlock) {
   return static_cast<unsigned>(b > 0 ? b : 1);
 }
 
+/// The grid of a grid-stride loop over `work` units, one per thread: enough
+/// blocks to fill the largest device (Tuning::Cuda::kMoveBlocks), fewer for
+/// less work.
+inline unsigned moveBlocks(std::int64_t work) {
+  const unsigned b = blocksFor(work, Tuning::Cuda::kBlock);
+  return b < Tuning::Cuda::kMoveBlocks ? b : Tuning::Cuda::kMoveBlocks;
+}
+
 } // namespace Geometry
 
 /// Launch `kernel<<<grid, Tuning::Cuda::kBlock, 0, stream>>>(args...)` through
