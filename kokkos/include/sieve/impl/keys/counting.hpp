@@ -161,7 +161,8 @@ class CountingSort {
         });
   }
 
- private:
+  // (Public, like every function here that launches a kernel: nvcc's extended
+  // lambdas cannot live in private member functions.)
   /// Every chunk's base within each bucket (and, exact, its end), and the
   /// bucket sizes in offsets(0 .. buckets - 1); offsets(buckets) = 0. With a
   /// `gate` word that is non-zero, every offset is 0 instead.
@@ -218,7 +219,6 @@ class CountingSort {
         });
   }
 
- public:
   /// Pass 2 (after histogram(), all keys in range, no negative count):
   /// offsets(0 .. buckets) = the first element of every bucket
   /// (offsets(buckets) = the elements), then the scatter. Every element is
