@@ -115,11 +115,27 @@ SIEVE_TARGET_AVX2 std::uint32_t scanSum32Avx2(const std::uint32_t* in, std::uint
 
 // -------------------------------------------------------------- AVX-512 -----
 
+/// Non-zero bits of the `len` (<= 64) mask bytes at p; no byte past them is read.
+SIEVE_TARGET_AVX512 inline std::uint64_t nonzero64Avx512(const std::uint8_t* p, std::int64_t len) {
+  if (len >= 64) {
+    const __m512i v = _mm512_loadu_si512(p);
+    return static_cast<std::uint64_t>(_mm512_test_epi8_mask(v, v));
+  }
+  const auto lanes = static_cast<__mmask64>((std::uint64_t(1) << len) - 1u);
+  const __m512i v = _mm512_maskz_loadu_epi8(lanes, p);
+  return static_cast<std::uint64_t>(_mm512_test_epi8_mask(v, v));
+}
+
 /// Keep bits of 64 samples.
 SIEVE_TARGET_AVX512 inline std::uint64_t keep64Avx512(const std::uint8_t* p, std::uint64_t flip64) {
-  const __m512i v = _mm512_loadu_si512(p);
-  return static_cast<std::uint64_t>(_mm512_test_epi8_mask(v, v)) ^ flip64;
+  return nonzero64Avx512(p, 64) ^ flip64;
 }
+
+/// The byte offsets 0 .. 63, compressed by keep bits into the kept offsets.
+alignas(64) constexpr std::uint8_t kIota[64] = {
+    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+    44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 
 SIEVE_TARGET_AVX512 void countAvx512(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a,
                                      std::int64_t b, std::uint32_t* kept, std::uint32_t* live) {
@@ -145,10 +161,6 @@ SIEVE_TARGET_AVX512 void writeAvx512(const std::uint8_t* mask, std::uint32_t fla
                                      std::int64_t b, std::int32_t* map, std::int64_t pos,
                                      std::int64_t end) {
   const std::uint64_t flip64 = keepXorMask<std::uint64_t>(flags);
-  alignas(64) static constexpr std::uint8_t kIota[64] = {
-      0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-      22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-      44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
   const __m512i iota = _mm512_load_si512(kIota);
   std::int64_t i = a;
   for (; i + 64 <= b; i += 64) {
@@ -290,23 +302,8 @@ void scatterAvx512(const void* stage, void* plane, std::uint32_t elemBytes,
   }
 }
 
-/// Non-zero bits of the `len` (<= 64) mask bytes at p; no byte past them is read.
-SIEVE_TARGET_AVX512 inline std::uint64_t nonzero64Avx512(const std::uint8_t* p, std::int64_t len) {
-  if (len >= 64) {
-    const __m512i v = _mm512_loadu_si512(p);
-    return static_cast<std::uint64_t>(_mm512_test_epi8_mask(v, v));
-  }
-  const auto lanes = static_cast<__mmask64>((std::uint64_t(1) << len) - 1u);
-  const __m512i v = _mm512_maskz_loadu_epi8(lanes, p);
-  return static_cast<std::uint64_t>(_mm512_test_epi8_mask(v, v));
-}
-
 SIEVE_TARGET_AVX512 std::int64_t selectIndicesAvx512(const std::uint8_t* mask, std::int64_t i,
                                                      std::int64_t len, std::int64_t* dst) {
-  alignas(64) static constexpr std::uint8_t kIota[64] = {
-      0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-      22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-      44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
   const __m512i iota = _mm512_load_si512(kIota);
   alignas(64) std::uint8_t offs[64];
   std::int64_t f = 0;

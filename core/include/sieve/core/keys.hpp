@@ -102,6 +102,17 @@ inline void checkKeysInRange(const char* fn, std::int64_t outside, const std::st
                  "; nothing was written");
 }
 
+/// A dense key range whose histograms could not be allocated (`what`: the
+/// allocator's message) is an argument error, not a bare allocation failure.
+template <class K>
+[[noreturn]] void failRangeTooLarge(const char* fn, K min, K max, std::int64_t keys,
+                                    const char* what) {
+  fail(fn, "the key range [" + std::to_string(min) + ", " + std::to_string(max) + "] of " +
+               std::to_string(keys) +
+               " keys is too large: its histograms could not be allocated (" + what +
+               "); nothing was written (use scatter_sparse for sparse keys)");
+}
+
 /// The output of a scatter must hold every element.
 inline void checkOutputHolds(const char* fn, std::int64_t extent, std::int64_t elements) {
   if (extent < elements)

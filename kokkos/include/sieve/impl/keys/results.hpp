@@ -223,10 +223,7 @@ class DenseWorkspace {
 
  private:
   [[noreturn]] void tooLarge(const char* fn, const char* what) const {
-    sieve::Impl::fail(fn, "the key range [" + std::to_string(min_) + ", " + std::to_string(max_) +
-                              "] of " + std::to_string(keys_) +
-                              " keys is too large: its histograms could not be allocated (" + what +
-                              "; use scatter_sparse for sparse keys)");
+    sieve::Impl::Keys::failRangeTooLarge(fn, min_, max_, keys_, what);
   }
 
   std::int64_t n_ = -1, keys_ = 0, chunks_ = 0;

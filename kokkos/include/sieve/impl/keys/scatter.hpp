@@ -162,9 +162,7 @@ DenseOf<Exec, In> scatterDense(const sieve::Impl::Names& names, const Exec& exec
   // A range the histograms (about keys * chunks words) or the offsets do
   // not fit in memory: an argument error, not a bare allocation failure.
   const auto tooLarge = [&](const char* what) {
-    sieve::Impl::fail(fn, "the key range " + range + " of " + std::to_string(K) +
-                              " keys is too large: its histograms could not be allocated (" + what +
-                              "); nothing was written (use scatter_sparse for sparse keys)");
+    sieve::Impl::Keys::failRangeTooLarge(fn, minKey, maxKey, K, what);
   };
   try {
     sort.allocate();
