@@ -670,3 +670,40 @@ TEST(FindallLong, PastInt32MaxElements) {
   EXPECT_EQ(toHost(sieve::findall(exec, ByteIsSet{}, mask, sieve::linear_indices)), ref);
   EXPECT_GT(ref.back(), i64(INT32_MAX));
 }
+
+// Inside an OpenMP parallel region Kokkos::OpenMP launches no kernel: findall
+// and the keys calls say so with std::invalid_argument (caught inside the
+// region here) instead of Kokkos' abort; nothing is written.
+TEST(FindallMisuse, InsideAParallelRegionThrows) {
+#if defined(SIEVE_TEST_OPENMP) && defined(_OPENMP)
+  const TestExec exec;
+  DView<std::uint8_t> mask("mask", 1000);
+  DView<i64> out("out", 1000);
+  Kokkos::View<i64, TestMem> count("count");
+  DView<int> keyed("keyed", 10), scattered("scattered", 10);
+  int caught = 0, threads = 0;
+#pragma omp parallel num_threads(2) reduction(+ : caught, threads)
+  {
+    ++threads;
+#pragma omp single
+    {
+      try {
+        sieve::findall(exec, mask, sieve::into(out, count));
+      } catch (const std::invalid_argument& e) {
+        caught += std::string(e.what()).find("parallel region") != std::string::npos;
+      }
+      try {
+        sieve::keys::scatter_dense(exec, keyed, 0, 9, scattered);
+      } catch (const std::invalid_argument& e) {
+        caught += std::string(e.what()).find("parallel region") != std::string::npos;
+      }
+    }
+  }
+  EXPECT_EQ(caught, 2) << "over " << threads << " threads";
+  // Outside the region both work.
+  EXPECT_EQ(sieve::findall(exec, mask).extent(0), 0u);
+  EXPECT_EQ(sieve::keys::scatter_dense(exec, keyed, 0, 9, scattered).num_elements(), 10);
+#else
+  GTEST_SKIP() << "OpenMP only";
+#endif
+}

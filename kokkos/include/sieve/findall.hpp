@@ -357,6 +357,7 @@ typename FindallCall<Exec, First, Args...>::type findallEntry(const Names& names
       if constexpr (C::pred) return nth<0>(args...);
       else return first;
     }();
+    checkKernelsAllowed<Exec>(fn);
     const std::int64_t n = Findall::size64(input);
     std::vector<ArrayBytes> arrays{viewBytes(C::pred ? "view" : "mask", input)};
     if constexpr (C::values) {

@@ -99,6 +99,7 @@ DenseResult<Exec, In> denseEntry(const sieve::Impl::Names& names, const Exec& ex
   static_assert(sizeof...(Rest) == 1 || sizeof...(Rest) == 3 || sizeof...(Rest) == 2,
                 "sieve::keys::scatter_dense: the arguments are (exec, input, output), (exec, "
                 "input, min_key, max_key, output) or (exec, input, output, workspace)");
+  sieve::Impl::checkKernelsAllowed<Exec>("sieve::keys::scatter_dense");
   if constexpr (sizeof...(Rest) == 2) {
     using Out = sieve::Impl::Nth<0, Rest...>;
     using Ws = sieve::Impl::Nth<1, Rest...>;
@@ -145,6 +146,7 @@ template <class Exec, class In, class Out>
 SparseResult<Exec, In> sparseEntry(const sieve::Impl::Names& names, const Exec& exec,
                                    const In& input, const Out& output) {
   if constexpr (scatterChecks<false, Exec, In, Out>()) {
+    sieve::Impl::checkKernelsAllowed<Exec>("sieve::keys::scatter_sparse");
     return scatterSparse(names, exec, input, output);
   } else {
     return {};
@@ -172,6 +174,7 @@ ReducedKeys<Keys> reduceEntry(const sieve::Impl::Names& n, const Exec& exec, con
                               const Out& output, const F& functor) {
   if constexpr (keysChecks<Exec, Keys, Out>()) {
     keys.check("sieve::keys::reduce");
+    sieve::Impl::checkKernelsAllowed<Exec>("sieve::keys::reduce");
     return reduce(n, exec, keys, output, functor);
   } else {
     return {};
@@ -182,6 +185,7 @@ Grouping<Keys> groupEntry(const sieve::Impl::Names& n, const Exec& exec, const K
                           const Out& output, const F& functor) {
   if constexpr (keysChecks<Exec, Keys, Out>()) {
     keys.check("sieve::keys::group");
+    sieve::Impl::checkKernelsAllowed<Exec>("sieve::keys::group");
     return group(n, exec, keys, output, functor);
   } else {
     return {};

@@ -13,6 +13,10 @@
 
 #include <sieve/impl/common.hpp>
 
+#if defined(KOKKOS_ENABLE_OPENMP) && defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
@@ -55,6 +59,26 @@ constexpr Face nativeFaceOf() {
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return Face::Cuda;
 #endif
   return Face::Portable;
+}
+
+/// A call that launches Kokkos kernels (findall, keys) cannot run on
+/// Kokkos::OpenMP from inside an OpenMP parallel region: Kokkos refuses (3.x)
+/// or may crash (4.x). It throws this instead, before anything is enqueued.
+/// (The native twins behind compact, reorder, restore and the scans run
+/// there.)
+template <class Exec>
+void checkKernelsAllowed(const char* fn) {
+#if defined(KOKKOS_ENABLE_OPENMP) && defined(_OPENMP)
+  if constexpr (std::is_same_v<Exec, Kokkos::OpenMP>) {
+    if (omp_in_parallel())
+      fail(fn,
+           "called inside an OpenMP parallel region; Kokkos::OpenMP cannot launch the "
+           "kernels this call needs there: call it outside the region (sieve::compact, "
+           "reorder, restore and the scans can run inside one)");
+  }
+#else
+  (void)fn;
+#endif
 }
 
 /// The face a call of primitive P on Exec runs on, given whether its Views

@@ -85,6 +85,7 @@ template <class Exec, class Keys, class Out, class F, class... Args>
 void forEachKeyRange(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys,
                      const Out& output, const F& functor, const Args&... args) {
   keys.checkCurrent("sieve::keys::for_each_key_range");
+  sieve::Impl::checkKernelsAllowed<Exec>("sieve::keys::for_each_key_range");
   const i64 K = keys.num_keys(), n = keys.num_elements();
   // The functor indexes output by the offsets: it must hold every element.
   if (sieve::Impl::extent64(output) < n)
@@ -312,6 +313,7 @@ i64 compactReduced(const sieve::Impl::Names& names, const Exec& exec, const Keys
                    const ReducedKeys<Keys>& reduced, const In& input, const Out& output) {
   constexpr const char* fn = "sieve::keys::compact";
   keys.checkCurrent(fn);
+  sieve::Impl::checkKernelsAllowed<Exec>(fn);
   if (reduced.num_keys() != keys.num_keys())
     sieve::Impl::fail(fn, "reduced has " + std::to_string(reduced.num_keys()) +
                               " key ids; keys has " + std::to_string(keys.num_keys()) +
@@ -349,6 +351,7 @@ template <class Exec, class Keys, class In, class Out>
 i64 compactGroups(const sieve::Impl::Names& names, const Exec& exec,
                   const GroupedElements<Keys>& groups, const In& input, const Out& output) {
   constexpr const char* fn = "sieve::keys::compact";
+  sieve::Impl::checkKernelsAllowed<Exec>(fn);
   const i64 G = groups.num_groups();
   if (sieve::Impl::extent64(input) < groups.num_elements())
     sieve::Impl::fail(fn, "input.extent(0) = " + std::to_string(input.extent(0)) +
