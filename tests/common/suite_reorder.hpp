@@ -196,7 +196,9 @@ void reorderSequenceThenRestore(const SequenceCase& c) {
         }
       }
     }
-    if (triggered && n >= 100003) EXPECT_GE(fired, 1) << "a thinning random population must fire";
+    if (triggered && n >= 100003) {
+      EXPECT_GE(fired, 1) << "a thinning random population must fire";
+    }
     refRestore(ref);
     Face::restore(got);
     expectSameState(got, ref);

@@ -99,7 +99,9 @@ TEST(CudaCompactNative, ManyTilesAndTheLargestBatch) {
   const auto got = map.download<std::int32_t>(static_cast<std::size_t>(expect));
   for (std::int64_t k = 0; k < sevenths; ++k)
     ASSERT_EQ(got[k], static_cast<std::int32_t>(7 * k)) << "slot " << k;
-  if (expect > sevenths) ASSERT_EQ(got[sevenths], static_cast<std::int32_t>(n - 1));
+  if (expect > sevenths) {
+    ASSERT_EQ(got[sevenths], static_cast<std::int32_t>(n - 1));
+  }
   EXPECT_TRUE(map.guardIntact());
   EXPECT_TRUE(scratch.guardIntact());
 }

@@ -48,7 +48,7 @@ TEST(CudaScanNative, EntryPoints) {
 
 TEST(CudaRejects, ScanBeforeAnyCudaCall) {
   // Runs without a GPU: the checks come first.
-  std::int32_t a[8], b[8], c[8];
+  std::int32_t a[8] = {}, b[8] = {}, c[8] = {};
   EXPECT_THROW((sieve::cuda::Scan::enqueue<std::int32_t, sieve::Sum, true>(a, a + 1, c, 7)),
                std::invalid_argument);
   EXPECT_THROW((sieve::cuda::Scan::enqueue<std::int32_t, sieve::Sum, true>(a, b, c, -2)),

@@ -40,6 +40,13 @@ template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), unsigned grid, cudaStream_t stream, const char* what,
             Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "sieve: kernel argument count");
+#if defined(SIEVE_CUDA_EMULATION)
+  // The tests' CPU emulator of CUDA (tests/cuda_emu): the same kernel, the
+  // same geometry, its threads run as fibers.
+  cudaCheck(::sieve_emu::launch(kernel, dim3(grid), dim3(Tuning::Cuda::kBlock), stream,
+                                std::forward<Args>(args)...),
+            what);
+#else
   std::tuple<std::decay_t<Params>...> values(std::forward<Args>(args)...);
   std::apply(
       [&](auto&... v) {
@@ -49,6 +56,7 @@ void launch(void (*kernel)(Params...), unsigned grid, cudaStream_t stream, const
                   what);
       },
       values);
+#endif
 }
 
 } // namespace Impl
