@@ -20,8 +20,9 @@
 #   UndefinedBehaviorSanitizer (g++; no CUDA, no benchmarks) of the test
 #   binaries CI runs there: host, core, the Kokkos API and the MPI face on the
 #   portable face (Kokkos::Serial: the code the other test runs do not reach
-#   through the native twins), and the cross-backend comparison; for
-#   `ctest --test-dir build-asan -R '^(host|core|kokkos\.serial|crossbackend|mpi\.serial)'`.
+#   through the native twins), the cross-backend comparison, and the native
+#   CUDA face on the CPU emulator (AddressSanitizer as its memcheck); for
+#   `ctest --test-dir build-asan -R '^(host|core|kokkos\.serial|crossbackend|cuda\.emulated|mpi\.serial)'`.
 #   (The fuzzer runs the OpenMP face under the same sanitizers.)
 # --fuzz: the differential fuzzer (default dir build-fuzz/): installs clang and
 #   libomp-dev, builds Kokkos with clang into .deps/kokkos-clang (same source),
@@ -252,6 +253,8 @@ if [ "$variant" = sanitize ]; then
   # (the target list in a variable: `| grep -q` would end cmake with SIGPIPE under pipefail)
   help="$(cmake --build "$build_dir" --target help)"
   [[ "$help" != *sieve_test_mpi_serial* ]] || targets+=(sieve_test_mpi_serial)
+  # The native CUDA face on the CPU emulator: AddressSanitizer as memcheck.
+  [[ "$help" != *sieve_test_cuda_emulated* ]] || targets+=(sieve_test_cuda_emulated)
   cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"
 else
   cmake --build "$build_dir" -j "$(nproc)"

@@ -118,7 +118,8 @@ inline void refRestore(RefState& s) {
   for (auto& p : s.planes) {
     const std::vector<unsigned char> old = p.bytes;
     for (std::size_t i = 0; i < n; ++i)
-      copyElem(&p.bytes[i * p.elem], &old[static_cast<std::size_t>(s.inv[i]) * p.elem], p.elem);
+      if (s.inv[i] >= 0 && static_cast<std::size_t>(s.inv[i]) < n) // else the slot keeps its value
+        copyElem(&p.bytes[i * p.elem], &old[static_cast<std::size_t>(s.inv[i]) * p.elem], p.elem);
   }
   for (std::size_t i = 0; i < n; ++i) s.perm[i] = s.inv[i] = static_cast<std::int32_t>(i);
 }

@@ -157,22 +157,28 @@ inline std::string name(const OffsetCase& c) {
 }
 inline std::vector<OffsetCase> offsetCases() {
   std::vector<OffsetCase> out;
-  for (std::size_t o : {1u, 3u, 8u})
+  // Every word offset within a 16-byte line (0..3) and byte shift (0..3).
+  for (std::size_t o : {1u, 3u, 4u, 5u, 8u, 14u, 15u})
     for (const bool drop : {false, true}) out.push_back({o, drop});
   return out;
 }
 
 template <class Face>
 void compactUnalignedMask(const OffsetCase& c) {
-  const std::int64_t n = 100003;
-  const auto mask = makeMask(MaskKind::Random50, n);
-  const auto ref = refCompact(mask.data(), n, c.drop);
-  forEachConfig<Face>([&] {
-    const auto o = Face::compact(compactIn(mask, c.drop, true, n, 0.5f, c.offset));
-    expectCompaction(o, ref, n);
-    EXPECT_EQ(o.live32, ref.live32);
-    EXPECT_EQ(o.fire, refFire(ref.count, ref.live32, n, 0.5f));
-  });
+  // A group or two, a few groups (first, middle and last ones differ), many.
+  for (const std::int64_t n : {std::int64_t(5), std::int64_t(79), std::int64_t(161),
+                               std::int64_t(100003)}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto mask = makeMask(MaskKind::Random50, n);
+    const auto ref = refCompact(mask.data(), n, c.drop);
+    forEachConfig<Face>([&] {
+      const auto o = Face::compact(compactIn(mask, c.drop, true, static_cast<std::uint32_t>(n),
+                                             0.5f, c.offset));
+      expectCompaction(o, ref, n);
+      EXPECT_EQ(o.live32, ref.live32);
+      EXPECT_EQ(o.fire, refFire(ref.count, ref.live32, static_cast<std::uint32_t>(n), 0.5f));
+    });
+  }
 }
 
 /// gtest parameter names: the case's readable name.

@@ -225,6 +225,29 @@ void reorderRestoreMaskBackInSampleOrder() {
   });
 }
 
+/// The native faces' rule for a damaged inverse map: a slot whose inv entry
+/// is out of range keeps its value (nothing is read or written out of
+/// bounds), every other slot is gathered. (Not in the suite macro: the Kokkos
+/// API checks perm / inv first and throws.)
+template <class Face>
+void restoreKeepsSlotsWithOutOfRangeInv() {
+  const std::int64_t n = 5003;
+  const auto pop = makePopulation(makeMask(MaskKind::Random50, n), allElems());
+  forEachConfig<Face>([&] {
+    auto got = pop;
+    Face::reorder(got, false, false);
+    for (const std::int64_t i : {std::int64_t(0), std::int64_t(7), std::int64_t(100),
+                                 std::int64_t(2501), n - 2, n - 1}) {
+      const std::int32_t bad[] = {-1, static_cast<std::int32_t>(n), INT32_MAX, -7};
+      got.inv[static_cast<std::size_t>(i)] = bad[i % 4];
+    }
+    auto ref = got;
+    refRestore(ref);
+    Face::restore(got);
+    expectSameState(got, ref);
+  });
+}
+
 inline std::vector<ElemCase> elemCases() { return {{1}, {2}, {4}, {8}, {16}}; }
 
 } // namespace sieve_test

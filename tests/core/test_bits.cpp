@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve core tests — the bit rules the CUDA kernels use, checked on the host:
 // the SWAR keep bits of 32 mask bytes against the byte-by-byte group rule
-// (every byte value in every position, both polarities, random groups), and
+// (every byte value in every position, both polarities, random groups), the
+// realignment of an unaligned group from aligned loads, and
 // the staging swizzle (a bijection on every row of 32 slots; 32 threads
 // writing their k-th item at rows of their own hit 32 banks, and so do 32
 // consecutive items).
@@ -48,6 +49,24 @@ TEST(CoreBits, SwarKeepBitsMatchTheGroupRule) {
       std::uint8_t bytes[32];
       for (auto& b : bytes) b = (rng() & 3u) == 0u ? 0 : static_cast<std::uint8_t>(rng());
       ASSERT_EQ(swarBits(bytes, flags), ruleBits(bytes, flags)) << "random group " << r;
+    }
+  }
+}
+
+TEST(CoreBits, RealignWordsPicksTheBytesAtEveryOffset) {
+  // Three aligned 16-byte loads covering an unaligned group: the 8 words of
+  // the group at every byte offset, against a byte copy.
+  std::mt19937 rng(777u);
+  for (int r = 0; r < 2000; ++r) {
+    std::uint8_t bytes[48];
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
+    std::uint32_t w[12];
+    std::memcpy(w, bytes, sizeof w);
+    for (unsigned m = 0; m < 16; ++m) {
+      std::uint32_t got[8], want[8];
+      sieve::Impl::realignWords(w, m, got);
+      std::memcpy(want, bytes + m, sizeof want);
+      for (int k = 0; k < 8; ++k) ASSERT_EQ(got[k], want[k]) << "offset " << m << " word " << k;
     }
   }
 }

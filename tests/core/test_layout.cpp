@@ -161,6 +161,12 @@ TEST(Layout, ReorderRegionsFitAndDoNotOverlap) {
     EXPECT_LE(sieve::Impl::scanBlockSumsElems(words, Tuning::Cuda::kScanTile<std::uint32_t>),
               sieve::scanScratchElems(words))
         << "n = " << n;
+    // ... and so does what its single pass carves, from the region's own base
+    // (4 mod 8: the status words start 4 bytes in).
+    EXPECT_LE(sieve::Impl::ScanLookBackLayout::bytes(words, Tuning::Cuda::kScanTile<std::uint32_t>,
+                                                     ReorderLayout::scanSums(n).offset),
+              ReorderLayout::scanSums(n).bytes)
+        << "n = " << n;
     for (const std::uint32_t e : kElemSizes) {
       const std::size_t limit = sieve::reorderScratchBytes(n, e);
       // Every plane a reorder with widest element e moves has its stage inside.
@@ -236,3 +242,36 @@ TEST(Layout, ReorderEpilogue) {
 }
 
 } // namespace
+
+TEST(Layout, CudaSinglePassScanFitsTheScanScratch) {
+  // The single-pass CUDA scan (4-byte integers) carves a tile counter and a
+  // status word per tile but the last from its block sums, at either 4-byte
+  // alignment: within scanScratchElems(n) elements of 4 bytes, status words
+  // 8-byte aligned and clear of the counter. Every n from one tile to 16 tiles,
+  // then the shared sizes and large ones.
+  using sieve::Impl::ScanLookBackLayout;
+  constexpr std::int64_t tile = Tuning::Cuda::kScanTile<std::uint32_t>;
+  std::vector<std::int64_t> ns;
+  for (std::int64_t n = 1; n <= 16 * tile + 1; ++n) ns.push_back(n);
+  for (const std::int64_t n : sizes()) ns.push_back(n);
+  for (const std::int64_t n : {std::int64_t(1) << 26, std::int64_t(1) << 28, sieve::kCompactMaxSamples})
+    ns.push_back(n);
+  for (const std::int64_t n : ns) {
+    const std::int64_t tiles = ScanLookBackLayout::tiles(n, tile);
+    ASSERT_EQ(tiles, (n + tile - 1) / tile);
+    const std::size_t rule = 4u * static_cast<std::size_t>(sieve::scanScratchElems(n));
+    ASSERT_LE(ScanLookBackLayout::maxBytes(n, tile), rule) << "n = " << n;
+    for (const std::uintptr_t base : {std::uintptr_t(4096), std::uintptr_t(4100)}) {
+      const std::size_t bytes = ScanLookBackLayout::bytes(n, tile, base);
+      ASSERT_LE(bytes, ScanLookBackLayout::maxBytes(n, tile)) << "n = " << n;
+      if (tiles <= 1) {
+        ASSERT_EQ(bytes, 0u) << "one tile uses no scratch";
+        continue;
+      }
+      const std::size_t status = ScanLookBackLayout::statusOffset(base);
+      ASSERT_EQ((base + status) % 8, 0u) << "status words 8-byte aligned";
+      ASSERT_GE(status, 4u) << "the counter before the status words";
+      ASSERT_EQ(bytes, status + 8u * static_cast<std::size_t>(tiles - 1)) << "n = " << n;
+    }
+  }
+}

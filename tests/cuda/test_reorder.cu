@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 using namespace sieve_test;
@@ -41,6 +42,13 @@ TEST(CudaReorderNative, GraphCaptureReplaysGatedByTheFireWord) {
   };
   setFire(0);
   replay("fire == 0: the replay must leave every byte untouched");
+  {
+    // ... scratch included: no kernel of the replay (bits, the scan of the
+    // word counts, its tile words, the moves) did anything.
+    const auto scratch = dev.scratch.bytes();
+    EXPECT_TRUE(std::all_of(scratch.begin(), scratch.end(), [](unsigned char b) { return b == 0x5A; }))
+        << "a fire == 0 replay wrote scratch";
+  }
   for (std::uint32_t step = 0; step < 3; ++step) {
     // Thin the mask plane (slot order) on both sides, then a firing replay.
     const auto next = thin(maskOf(ref), 0.6, 31 + step);
@@ -54,6 +62,11 @@ TEST(CudaReorderNative, GraphCaptureReplaysGatedByTheFireWord) {
   SIEVE_CUDA_CHECK(cudaGraphExecDestroy(exec));
   SIEVE_CUDA_CHECK(cudaGraphDestroy(graph));
   SIEVE_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
+TEST(CudaReorderNative, RestoreKeepsSlotsWithOutOfRangeInv) {
+  SIEVE_REQUIRE_DEVICE();
+  restoreKeepsSlotsWithOutOfRangeInv<CudaFace>();
 }
 
 TEST(CudaRejects, ReorderAndRestoreBeforeAnyCudaCall) {

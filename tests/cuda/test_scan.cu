@@ -8,7 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <random>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 using namespace sieve_test;
 
@@ -44,6 +48,58 @@ TEST(CudaScanNative, EntryPoints) {
   EXPECT_EQ(dout.download<std::int32_t>(n), refScan(in, sieve::Min{}, 1000, true));
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
+}
+
+// The single pass (4-byte integers under Sum / Min / Max) carves its tile
+// counter and status words from blockSums at either 4-byte alignment, within
+// blockSumsElems(n), and its look-back must hand every tile its exact prefix:
+// inputs whose running min and max move in every tile, several tile counts.
+template <class T, class Op>
+void singlePassCase(std::int64_t n, std::int64_t offset, const std::vector<T>& in, T init,
+                    bool inclusive) {
+  const std::int64_t elems = sieve::cuda::Scan::blockSumsElems<T>(n);
+  ASSERT_LE(elems, sieve::scanScratchElems(n));
+  DeviceBytes din(n * sizeof(T)), dout(n * sizeof(T)), sums((elems + offset) * sizeof(T));
+  din.upload(in);
+  T* s = sums.get<T>() + offset; // 0 or 4 mod 8 (device allocations are 256-byte aligned)
+  if (inclusive)
+    sieve::cuda::Scan::enqueue<T, Op, true>(din.get<T>(), dout.get<T>(), s, n, init);
+  else sieve::cuda::Scan::enqueue<T, Op, false>(din.get<T>(), dout.get<T>(), s, n, init);
+  const auto ref = refScan(in, Op{}, init, inclusive);
+  const auto got = dout.download<T>(static_cast<std::size_t>(n));
+  ASSERT_EQ(0, std::memcmp(got.data(), ref.data(), ref.size() * sizeof(T)))
+      << "n = " << n << ", blockSums offset " << offset;
+  EXPECT_TRUE(sums.guardIntact()) << "wrote past blockSumsElems(n)";
+  EXPECT_TRUE(dout.guardIntact());
+  if (offset > 0) {
+    const auto head = sums.download<unsigned char>(static_cast<std::size_t>(offset) * sizeof(T));
+    for (auto b : head) ASSERT_EQ(b, 0x5A) << "wrote before blockSums";
+  }
+}
+
+TEST(CudaScanNative, SinglePassAnyAlignmentWithinBlockSums) {
+  SIEVE_REQUIRE_DEVICE();
+  constexpr std::int64_t tile = sieve::Tuning::Cuda::kScanTile<std::int32_t>;
+  for (const std::int64_t n : {tile + 1, 2 * tile + 1, 32 * tile + 5, 33 * tile, std::int64_t(1000003)}) {
+    std::mt19937 g(static_cast<std::uint32_t>(n));
+    std::vector<std::int32_t> in(static_cast<std::size_t>(n));
+    std::vector<std::uint32_t> un(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      // |v| grows with i, alternating sign: new minima and maxima all along.
+      const auto mag = static_cast<std::int32_t>(i / 5 + static_cast<std::int64_t>(g() % 7));
+      in[i] = (i % 2 != 0) ? mag : -mag;
+      un[i] = static_cast<std::uint32_t>(g()); // sums wrap
+    }
+    for (const std::int64_t offset : {0, 1}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", offset " + std::to_string(offset));
+      singlePassCase<std::int32_t, sieve::Sum>(n, offset, in, 3, true);
+      singlePassCase<std::int32_t, sieve::Sum>(n, offset, in, -2, false);
+      singlePassCase<std::int32_t, sieve::Min>(n, offset, in, 0, true);
+      singlePassCase<std::int32_t, sieve::Max>(n, offset, in, -1, false);
+      singlePassCase<std::uint32_t, sieve::Sum>(n, offset, un, 0xFFFFFFF0u, true);
+      singlePassCase<std::uint32_t, sieve::Max>(n, offset, un, 0u, true);
+    }
+  }
 }
 
 TEST(CudaRejects, ScanBeforeAnyCudaCall) {

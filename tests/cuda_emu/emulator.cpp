@@ -22,6 +22,18 @@
 #include <ucontext.h>
 #endif
 
+// AddressSanitizer follows the switches between stacks (the sanitizer CI run).
+#if defined(__SANITIZE_ADDRESS__)
+#define SIEVE_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIEVE_EMU_ASAN 1
+#endif
+#endif
+#if defined(SIEVE_EMU_ASAN)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace sieve_emu {
 namespace {
 
@@ -74,6 +86,7 @@ struct Fiber {
 #endif
   ThreadCtx ctx{};
   State state = State::Runnable;
+  void* asanFake = nullptr; // AddressSanitizer's fake stack while switched out
 };
 
 struct WarpState {
@@ -89,6 +102,24 @@ std::uint64_t splitmix(std::uint64_t& s) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+/// Tell AddressSanitizer about a switch to the stack [bottom, bottom + size)
+/// (`save`: where the leaving context keeps its fake stack; null when it
+/// never comes back) and, once there, that it arrived.
+inline void asanLeave(void** save, const void* bottom, std::size_t size) {
+#if defined(SIEVE_EMU_ASAN)
+  __sanitizer_start_switch_fiber(save, bottom, size);
+#else
+  (void)save, (void)bottom, (void)size;
+#endif
+}
+inline void asanArrive(void* fake, const void** fromBottom, std::size_t* fromSize) {
+#if defined(SIEVE_EMU_ASAN)
+  __sanitizer_finish_switch_fiber(fake, fromBottom, fromSize);
+#else
+  (void)fake, (void)fromBottom, (void)fromSize;
+#endif
 }
 
 struct Executor;
@@ -116,6 +147,9 @@ struct Executor {
 #endif
   const std::function<void()>* body = nullptr;
   std::uint64_t rng = 0;
+  const void* schedBottom = nullptr; // the scheduler's stack (AddressSanitizer)
+  std::size_t schedSize = 0;
+  void* schedFake = nullptr;
 
   ~Executor() {
     if (stacks != nullptr) munmap(stacks, std::size_t(capacity) * kStackBytes);
@@ -137,12 +171,18 @@ struct Executor {
 
   Fiber& cur() { return fibers[current]; }
 
-  void switchToScheduler() {
+  unsigned char* stackOf(unsigned t) { return stacks + std::size_t(t) * kStackBytes; }
+
+  /// From the running fiber to the scheduler (`done`: never to come back).
+  void switchToScheduler(bool done = false) {
+    Fiber& f = cur();
+    asanLeave(done ? nullptr : &f.asanFake, schedBottom, schedSize);
 #if defined(__x86_64__)
-    sieve_emu_switch(&cur().sp, schedSp);
+    sieve_emu_switch(&f.sp, schedSp);
 #else
-    swapcontext(&cur().uc, &sched);
+    swapcontext(&f.uc, &sched);
 #endif
+    asanArrive(f.asanFake, nullptr, nullptr);
   }
 
   /// The running fiber waits until something makes it runnable again.
@@ -203,11 +243,13 @@ struct Executor {
       runnable[k] = runnable.back();
       runnable.pop_back();
       tCtx = &fibers[current].ctx;
+      asanLeave(&schedFake, stackOf(current), kStackBytes);
 #if defined(__x86_64__)
       sieve_emu_switch(&schedSp, fibers[current].sp);
 #else
       swapcontext(&sched, &fibers[current].uc);
 #endif
+      asanArrive(schedFake, nullptr, nullptr);
     }
     tCtx = nullptr;
     tEx = nullptr;
@@ -225,6 +267,7 @@ struct Executor {
 
 void fiberEntry() {
   Executor* e = tEx;
+  asanArrive(nullptr, &e->schedBottom, &e->schedSize);
   try {
     (*e->body)();
   } catch (...) {
@@ -233,7 +276,7 @@ void fiberEntry() {
   e = tEx;
   e->cur().state = State::Done;
   ++e->finished;
-  e->switchToScheduler();
+  e->switchToScheduler(true);
   fatal("a finished fiber was resumed");
 }
 

@@ -16,6 +16,10 @@ using namespace sieve_test;
 
 SIEVE_REORDER_SUITE(HostReorder, HostFace);
 
+TEST(HostReorderNative, RestoreKeepsSlotsWithOutOfRangeInv) {
+  restoreKeepsSlotsWithOutOfRangeInv<HostFace>();
+}
+
 TEST(HostReorderNative, EmptyBatchWithNullPointers) {
   std::uint32_t count = 9, span = 9, fire = 9;
   sieve::reorderHost(nullptr, 0, nullptr, 0, nullptr, nullptr, nullptr, &count, &span, &fire,

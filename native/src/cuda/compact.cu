@@ -15,11 +15,13 @@
 #include <sieve/core/layout.hpp>
 #include <sieve/core/rules.hpp>
 #include <sieve/core/tuning.hpp>
+#include <sieve/core/types.hpp>
 #include <sieve/core/validate.hpp>
 #include <sieve/native/cuda/check.hpp>
 #include <sieve/native/cuda/compact.hpp>
 #include <sieve/native/cuda/impl/block.cuh>
 #include <sieve/native/cuda/impl/launch.cuh>
+#include <sieve/native/cuda/impl/lookback.cuh>
 
 #include <cstdint>
 
@@ -31,12 +33,11 @@ using Tuning::Cuda::kBlock;
 using Tuning::Cuda::kCompactTile;
 using Tuning::Cuda::kWarps;
 
-// Tile status words: flags in bits 62-63, live groups in bits 32-61, kept
+// Tile status payloads (impl/lookback.cuh): live groups in bits 32-61, kept
 // samples in bits 0-31 (kept <= 2^31 - 1 and live <= 2^26: plain additions of
 // two payloads never carry across fields).
-constexpr unsigned long long kAggregate = 1ull << 62;
-constexpr unsigned long long kInclusive = 2ull << 62;
-constexpr unsigned long long kFlags = 3ull << 62;
+using TileStatus::kInclusive;
+using TileStatus::kAggregate;
 
 struct CompactArgs {
   const std::uint8_t* mask;
@@ -51,11 +52,11 @@ struct CompactArgs {
   ReorderTrigger trig;
 };
 
-struct Plus {
-  __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a + b; }
-};
-
 /// Keep bits of the aligned group at `base` (32 samples, fewer at the end).
+/// A 16-byte aligned mask: two 16-byte loads. Otherwise (mask % 16 = m != 0)
+/// three aligned 16-byte loads covering the group, realigned by m bytes,
+/// wherever those 48 bytes lie inside the mask (every group but the first and
+/// the last one or two); byte loads there.
 template <bool Aligned>
 __device__ __forceinline__ std::uint32_t keepBits(const std::uint8_t* mask, std::int64_t base,
                                                   std::int64_t n, std::uint32_t flags) {
@@ -65,44 +66,16 @@ __device__ __forceinline__ std::uint32_t keepBits(const std::uint8_t* mask, std:
     const std::uint32_t words[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
     return keepBitsOfWords(words, flags); // SWAR: a few ops per 4 bytes
   }
-  return groupKeepBits([&](std::int64_t i) { return mask[i]; }, base, n, flags);
-}
-
-__device__ __forceinline__ unsigned long long loadStatus(const unsigned long long* p) {
-  return *reinterpret_cast<const volatile unsigned long long*>(p);
-}
-
-__device__ __forceinline__ void backOff() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-  __nanosleep(32);
-#endif
-}
-
-/// The exclusive prefix (kept, live payload) of tile `tile` > 0, by the 32
-/// lanes of one warp: lane k reads the status of tile `top - k` for a window
-/// of 32 predecessors; once every word of the window is published, the
-/// payloads up to the nearest inclusive one are summed, or the whole window is
-/// and the walk goes on below it. Integer sums: the order does not matter.
-__device__ __forceinline__ unsigned long long lookBack(const unsigned long long* status,
-                                                       std::int64_t tile, unsigned lane) {
-  unsigned long long prefix = 0;
-  for (std::int64_t top = tile - 1;; top -= 32) {
-    const std::int64_t j = top - static_cast<std::int64_t>(lane);
-    unsigned long long w;
-    // (Below tile 0, which is always inclusive, a lane reads nothing.)
-    while (true) {
-      w = j >= 0 ? loadStatus(&status[j]) : kInclusive;
-      if (__all_sync(kFullWarp, (w & kFlags) != 0ull)) break;
-      backOff();
-    }
-    const unsigned inclusive = __ballot_sync(kFullWarp, (w & kFlags) == kInclusive);
-    const unsigned stop = inclusive != 0u ? static_cast<unsigned>(__ffs(inclusive) - 1) : 31u;
-    unsigned long long v = lane <= stop ? (w & ~kFlags) : 0ull;
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(kFullWarp, v, d);
-    prefix += v;
-    if (inclusive != 0u) return prefix;
+  if (!Aligned && base >= 32 && base + 48 <= n) {
+    const auto m = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(mask + base) % 16u);
+    const auto* p = reinterpret_cast<const uint4*>(mask + base - m);
+    const uint4 a = __ldg(p), b = __ldg(p + 1), c = __ldg(p + 2);
+    const std::uint32_t w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
+    std::uint32_t words[8];
+    realignWords(w, m, words);
+    return keepBitsOfWords(words, flags);
   }
+  return groupKeepBits([&](std::int64_t i) { return mask[i]; }, base, n, flags);
 }
 
 template <bool Aligned>
@@ -123,7 +96,7 @@ __global__ void __launch_bounds__(kBlock) compactKernel(CompactArgs a) {
   // kept in the low 16 bits (<= 8192 per tile), the live flag above
   const std::uint32_t mine =
       static_cast<std::uint32_t>(__popc(bits)) | (bits != 0u ? 1u << 16 : 0u);
-  const std::uint32_t incl = blockInclusive(mine, Plus{}, warpTotals);
+  const std::uint32_t incl = blockInclusive(mine, Sum{}, warpTotals);
   const std::uint32_t excl = incl - mine;
   const std::uint32_t tileSum = warpTotals[kWarps - 1];
 
@@ -135,11 +108,11 @@ __global__ void __launch_bounds__(kBlock) compactKernel(CompactArgs a) {
     unsigned long long prefix = 0;
     if (a.tiles > 1) {
       if (tile == 0) {
-        if (lane == 0u) atomicExch(&a.status[0], kInclusive | agg);
+        if (lane == 0u) TileStatus::publish(&a.status[0], kInclusive, agg);
       } else {
-        if (lane == 0u) atomicExch(&a.status[tile], kAggregate | agg);
-        prefix = lookBack(a.status, tile, lane);
-        if (lane == 0u) atomicExch(&a.status[tile], kInclusive | (prefix + agg));
+        if (lane == 0u) TileStatus::publish(&a.status[tile], kAggregate, agg);
+        prefix = TileStatus::exclusivePrefix(a.status, tile, lane, Sum{});
+        if (lane == 0u) TileStatus::publish(&a.status[tile], kInclusive, prefix + agg);
       }
     }
     if (lane == 0u) {
@@ -167,11 +140,6 @@ __global__ void __launch_bounds__(kBlock) compactKernel(CompactArgs a) {
   const std::uint32_t tileKept = tileSum & 0xFFFFu;
   for (std::uint32_t j = threadIdx.x; j < tileKept; j += kBlock)
     a.map[out + j] = staged[stagedSlot(j)];
-}
-
-__global__ void clearBytesKernel(unsigned char* p, std::int64_t bytes) {
-  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kBlock + threadIdx.x;
-  if (i < bytes) p[i] = 0;
 }
 
 __global__ void compactEmptyKernel(std::uint32_t* count, bool hasTrigger, ReorderTrigger trig) {
@@ -203,12 +171,13 @@ void compactDevice(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* 
   auto* counter = carve<unsigned int>(scratch, CompactLayout::cudaTileCounter(tiles));
   // A single tile uses no scratch at all (the cleared region is then empty).
   const ScratchRegion cleared = CompactLayout::cudaCleared(tiles);
-  // Cleared by a kernel, not cudaMemsetAsync: the scratch may be pinned or
-  // managed memory the device reaches, and a kernel node replays anywhere.
-  if (cleared.bytes > 0)
-    launch(clearBytesKernel, Geometry::blocksFor(cleared.bytes, kBlock), stream,
-           "sieve::compactDevice (clear tile words)", carve<unsigned char>(scratch, cleared),
-           static_cast<std::int64_t>(cleared.bytes));
+  // Cleared by a kernel, not cudaMemsetAsync (see clearWordsKernel).
+  if (cleared.bytes > 0) {
+    const auto words = static_cast<std::int64_t>(cleared.bytes / 8);
+    launch(TileStatus::clearWordsKernel<unsigned long long>, Geometry::moveBlocks(words), stream,
+           "sieve::compactDevice (clear tile words)", carve<unsigned long long>(scratch, cleared),
+           words, static_cast<const std::uint32_t*>(nullptr));
+  }
   const CompactArgs args{mask, indexMap, count, status,          counter,
                          n,    tiles,    flags, trig != nullptr, t};
   const bool aligned = reinterpret_cast<std::uintptr_t>(mask) % 16 == 0;

@@ -62,6 +62,22 @@ SIEVE_INLINE constexpr std::uint32_t keepBitsOfWords(const std::uint32_t (&words
   return bits ^ keepXorMask<std::uint32_t>(flags);
 }
 
+/// The 8 little-endian words of the 32 bytes at byte offset `m` (0..15) of
+/// the 48 bytes held in `w` (12 little-endian words: three aligned 16-byte
+/// loads covering an unaligned 32-byte group): out[k] = bytes m + 4k ..
+/// m + 4k + 3. Selects with fixed indices (registers, not local memory, on a
+/// GPU) and 64-bit shifts (funnel shifts there).
+SIEVE_INLINE constexpr void realignWords(const std::uint32_t (&w)[12], unsigned m,
+                                         std::uint32_t (&out)[8]) {
+  const unsigned q = m >> 2, r = (m & 3u) * 8u;
+  std::uint32_t s[9] = {};
+  for (int k = 0; k < 9; ++k)
+    s[k] = q == 0u ? w[k] : q == 1u ? w[k + 1] : q == 2u ? w[k + 2] : w[k + 3];
+  for (int k = 0; k < 8; ++k)
+    out[k] = static_cast<std::uint32_t>(
+        ((static_cast<std::uint64_t>(s[k + 1]) << 32) | static_cast<std::uint64_t>(s[k])) >> r);
+}
+
 /// The shared-memory slot of staged item j of a tile (rows of 32): its column
 /// XORed with its row, so that 32 threads each writing their k-th item at
 /// rows of their own hit 32 different banks, and 32 consecutive items read by

@@ -51,6 +51,32 @@ SIEVE_INLINE constexpr std::int64_t scanBlockSumsElems(std::int64_t n, std::int6
   return total;
 }
 
+/// The single-pass (decoupled look-back) scan's scratch over tiles of `tile`
+/// elements, carved from its block sums at `base` (4-byte aligned at least):
+/// the dynamic tile counter (a uint32) at the base, then one 8-byte status word
+/// for every tile but the last (whose fold nobody reads) from the next 8-byte
+/// boundary. Nothing for a single tile. At most 8 * tiles bytes, which is
+/// within scanScratchElems(n) elements of 4 bytes for tile >= 2304.
+struct ScanLookBackLayout {
+  SIEVE_INLINE static constexpr std::int64_t tiles(std::int64_t n, std::int64_t tile) {
+    return (n + tile - 1) / tile;
+  }
+  /// Where the status words start, from a base at `base` (mod 8: 0 or 4).
+  SIEVE_INLINE static constexpr std::size_t statusOffset(std::uintptr_t base) {
+    return base % 8 == 4 ? 4 : 8;
+  }
+  /// Bytes used from a base at `base`: the counter, padding and status words.
+  SIEVE_INLINE static constexpr std::size_t bytes(std::int64_t n, std::int64_t tile,
+                                                  std::uintptr_t base) {
+    const std::int64_t t = tiles(n, tile);
+    return t > 1 ? statusOffset(base) + std::size_t(8) * static_cast<std::size_t>(t - 1) : 0;
+  }
+  /// The most bytes any base needs (an 8-byte aligned one): 8 * tiles.
+  SIEVE_INLINE static constexpr std::size_t maxBytes(std::int64_t n, std::int64_t tile) {
+    return bytes(n, tile, 0);
+  }
+};
+
 /// The compaction scratch (compactScratchBytes(n) bytes, 8-byte aligned) as
 /// each face carves it. A face uses its own regions only.
 struct CompactLayout {

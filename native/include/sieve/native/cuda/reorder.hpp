@@ -17,10 +17,10 @@ namespace sieve {
 /// as reorderHost, so the two faces agree to the bit. `planes` (a host array
 /// of descriptors of device planes), `perm`, `inv`, `indexMap` and the words
 /// `count`, `span`, `fire` live on the device. With `fire != nullptr` every
-/// move is a no-op on the device while *fire == 0 (the keep bits and their
-/// scan still run, into scratch). `scratch`: reorderScratchBytes(n, widest
-/// elemBytes) bytes, 16-byte aligned. Kernels only: legal during stream
-/// capture. O(n * planes). Throws std::invalid_argument as reorderHost,
+/// kernel is a no-op on the device while *fire == 0: such a replay costs its
+/// launches and reads only the fire word. `scratch`:
+/// reorderScratchBytes(n, widest elemBytes) bytes, 16-byte aligned. Kernels
+/// only: legal during stream capture. O(n * planes). Throws std::invalid_argument as reorderHost,
 /// std::runtime_error if a CUDA call fails.
 void reorderDevice(const ReorderPlane* planes, std::uint32_t nPlanes, const std::uint8_t* mask,
                    std::uint32_t flags, std::int32_t* perm, std::int32_t* inv,

@@ -5,12 +5,18 @@
 // init, out[i] = init (+) in[0] (+) ... (+) in[i-1], for any arithmetic T (up to
 // 8 bytes) and associative OP callable on the device.
 //
-// Reduce-then-scan over tiles of Tuning::Cuda::kScanTile<T> elements: tile
-// totals, an exclusive scan of the totals (the same algorithm, one level up,
-// until one tile remains), then every tile scanned from its prefix with
-// warp-shuffle block scans. The association order depends on n only, so floating-point
-// results are identical run to run (a look-back scan would not be). Loads and
-// stores are coalesced through shared memory; in == out is allowed.
+// Two algorithms over tiles of Tuning::Cuda::kScanTile<T> elements, both
+// scanning a tile with warp-shuffle block scans, loads and stores coalesced
+// through shared memory; in == out is allowed:
+// - 4-byte integers under Sum, Min or Max: a single pass, the tiles chained
+//   by decoupled look-back (impl/lookback.cuh): one read and one write of the
+//   data. Those operators are exact, so the bits do not depend on the order
+//   the look-back folds in.
+// - everything else: reduce-then-scan: tile totals, an exclusive scan of the
+//   totals (the same algorithm, one level up, until one tile remains), then
+//   every tile scanned from its prefix. The association order depends on n
+//   only, so floating-point results are identical run to run (a look-back
+//   scan's would not be).
 #pragma once
 
 #include <sieve/core/layout.hpp>
@@ -20,6 +26,7 @@
 #include <sieve/native/cuda/check.hpp>
 #include <sieve/native/cuda/impl/block.cuh>
 #include <sieve/native/cuda/impl/launch.cuh>
+#include <sieve/native/cuda/impl/lookback.cuh>
 
 #include <cuda_runtime.h>
 
@@ -45,48 +52,30 @@ __device__ __forceinline__ std::int64_t loadTile(const T* in, std::int64_t len, 
   return valid;
 }
 
-/// totals[b] = fold of tile b of in[0, len).
+/// The folds of this thread's row of the tile (tile[row, row + I), I =
+/// kScanItems<T>): part[k] = row[0] (+) ... (+) row[k]; items at or past
+/// `valid` repeat the fold before them (a thread past `valid` folds tile[0]).
 template <class T, class Op>
-__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
-    scanTotalsKernel(const T* in, std::int64_t len, T* totals, Op op) {
+__device__ __forceinline__ void rowFolds(const T* tile, std::int64_t valid, const Op& op,
+                                         T (&part)[Tuning::Cuda::kScanItems<T>]) {
   constexpr unsigned I = Tuning::Cuda::kScanItems<T>;
-  constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
-  __shared__ T tile[tileElems];
-  __shared__ T warpTotals[Tuning::Cuda::kWarps];
-  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tileElems;
-  const std::int64_t valid = loadTile(in, len, base, tile);
   const std::int64_t row = std::int64_t(threadIdx.x) * I;
-  T acc = tile[row < valid ? row : 0];
-#pragma unroll
-  for (unsigned k = 1; k < I; ++k)
-    if (row + k < valid) acc = op(acc, tile[row + k]);
-  const T incl = blockInclusive(acc, op, warpTotals);
-  // The last thread holding valid items has the fold of the whole tile.
-  if (std::int64_t(threadIdx.x) == (valid - 1) / I) totals[blockIdx.x] = incl;
-}
-
-/// Scan every tile of in[0, len) into out from its prefix (prefixes[b], or
-/// `init` when prefixes is null: a single tile).
-template <class T, class Op, bool Inclusive>
-__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
-    scanTilesKernel(const T* in, T* out, std::int64_t len, const T* prefixes, T init, Op op) {
-  constexpr unsigned I = Tuning::Cuda::kScanItems<T>;
-  constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
-  __shared__ T tile[tileElems];
-  __shared__ T warpTotals[Tuning::Cuda::kWarps];
-  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tileElems;
-  const std::int64_t valid = loadTile(in, len, base, tile);
-  const std::int64_t row = std::int64_t(threadIdx.x) * I;
-  T part[I];
   part[0] = tile[row < valid ? row : 0];
 #pragma unroll
   for (unsigned k = 1; k < I; ++k)
     part[k] = row + k < valid ? op(part[k - 1], tile[row + k]) : part[k - 1];
-  const T incl = blockInclusive(part[I - 1], op, warpTotals);
-  const T prev = blockPrevious(incl, warpTotals);
-  const T prefix = prefixes != nullptr ? prefixes[blockIdx.x] : init;
-  const T start = threadIdx.x == 0 ? prefix : op(prefix, prev);
-  __syncthreads(); // every row read before the tile is overwritten
+}
+
+/// Write the scanned tile to out[base, base + valid): this thread's row from
+/// `start` (the fold of everything before the row, init included) into the
+/// shared tile, then the tile out, coalesced. The caller has synchronised
+/// after the last read of the tile.
+template <class T, class Op, bool Inclusive>
+__device__ __forceinline__ void storeTile(T* tile, T* out, std::int64_t base, std::int64_t valid,
+                                          const T (&part)[Tuning::Cuda::kScanItems<T>],
+                                          const T& start, const Op& op) {
+  constexpr unsigned I = Tuning::Cuda::kScanItems<T>;
+  const std::int64_t row = std::int64_t(threadIdx.x) * I;
   if (row < valid) {
     if constexpr (Inclusive) {
 #pragma unroll
@@ -107,6 +96,139 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   }
 }
 
+/// totals[b] = fold of tile b of in[0, len) (reduce-then-scan, first pass).
+template <class T, class Op>
+__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
+    scanTotalsKernel(const T* in, std::int64_t len, T* totals, Op op, const std::uint32_t* gate) {
+  constexpr unsigned I = Tuning::Cuda::kScanItems<T>;
+  constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
+  __shared__ T tile[tileElems];
+  __shared__ T warpTotals[Tuning::Cuda::kWarps];
+  if (TileStatus::gatedOff(gate)) return;
+  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tileElems;
+  const std::int64_t valid = loadTile(in, len, base, tile);
+  const std::int64_t row = std::int64_t(threadIdx.x) * I;
+  T acc = tile[row < valid ? row : 0];
+#pragma unroll
+  for (unsigned k = 1; k < I; ++k)
+    if (row + k < valid) acc = op(acc, tile[row + k]);
+  const T incl = blockInclusive(acc, op, warpTotals);
+  // The last thread holding valid items has the fold of the whole tile.
+  if (std::int64_t(threadIdx.x) == (valid - 1) / I) totals[blockIdx.x] = incl;
+}
+
+/// Scan every tile of in[0, len) into out from its prefix (prefixes[b], or
+/// `init` when prefixes is null: a single tile) (reduce-then-scan, last pass).
+template <class T, class Op, bool Inclusive>
+__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
+    scanTilesKernel(const T* in, T* out, std::int64_t len, const T* prefixes, T init, Op op,
+                    const std::uint32_t* gate) {
+  constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
+  __shared__ T tile[tileElems];
+  __shared__ T warpTotals[Tuning::Cuda::kWarps];
+  if (TileStatus::gatedOff(gate)) return;
+  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tileElems;
+  const std::int64_t valid = loadTile(in, len, base, tile);
+  T part[Tuning::Cuda::kScanItems<T>];
+  rowFolds(tile, valid, op, part);
+  const T incl = blockInclusive(part[Tuning::Cuda::kScanItems<T> - 1], op, warpTotals);
+  const T prev = blockPrevious(incl, warpTotals);
+  const T prefix = prefixes != nullptr ? prefixes[blockIdx.x] : init;
+  const T start = threadIdx.x == 0 ? prefix : op(prefix, prev);
+  __syncthreads(); // every row read before the tile is overwritten
+  storeTile<T, Op, Inclusive>(tile, out, base, valid, part, start, op);
+}
+
+/// Whether the single-pass scan serves T under Op: 4-byte integers under Sum,
+/// Min or Max. Those are exactly associative and commutative, so the
+/// look-back's folds, in whatever order the tiles publish, give the same bits
+/// as any other order; floating point and other operators keep
+/// reduce-then-scan, whose association order depends on n only.
+template <class T, class Op>
+inline constexpr bool kScanSinglePass =
+    std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) == 4 &&
+    (std::is_same_v<Op, Sum> || std::is_same_v<Op, Min> || std::is_same_v<Op, Max>);
+
+/// A 4-byte integer as a tile status payload and back.
+template <class T>
+__device__ __forceinline__ unsigned long long payloadOf(const T& v) {
+  return static_cast<unsigned long long>(static_cast<std::uint32_t>(v));
+}
+template <class T>
+__device__ __forceinline__ T valueOf(unsigned long long payload) {
+  return static_cast<T>(static_cast<std::uint32_t>(payload));
+}
+
+/// Op on payloads, for the look-back.
+template <class T, class Op>
+struct PayloadOp {
+  Op op;
+  __device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const {
+    return payloadOf(op(valueOf<T>(a), valueOf<T>(b)));
+  }
+};
+
+/// The single-pass scan: each block takes the next tile (a dynamic tile
+/// counter, so a block waits only on tiles handed out before its own), scans
+/// it, and warp 0 publishes the tile's fold, looks back for the fold of every
+/// tile before it (TileStatus::exclusivePrefix) and publishes the inclusive
+/// fold; the tile is then written from init (+) that prefix. One read and one
+/// write of the data (reduce-then-scan: two reads). `status` holds a word for
+/// every tile but the last; with one tile neither it nor the counter is read.
+template <class T, class Op, bool Inclusive>
+__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
+    scanSinglePassKernel(const T* in, T* out, std::int64_t len, std::uint32_t* tileCounter,
+                         unsigned long long* status, std::int64_t tiles, T init, Op op,
+                         const std::uint32_t* gate) {
+  using namespace TileStatus;
+  constexpr unsigned I = Tuning::Cuda::kScanItems<T>;
+  constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
+  __shared__ T tile[tileElems];
+  __shared__ T warpTotals[Tuning::Cuda::kWarps];
+  __shared__ long long sTile;
+  __shared__ T sTotal, sPrefix;
+  if (gatedOff(gate)) return;
+  if (threadIdx.x == 0)
+    sTile = tiles > 1 ? static_cast<long long>(atomicAdd(tileCounter, 1u)) : 0;
+  __syncthreads();
+  const std::int64_t t = sTile;
+  if (t >= tiles) return; // a grid larger than the tiles: block-uniform, before any barrier
+  const std::int64_t base = t * tileElems;
+  const std::int64_t valid = loadTile(in, len, base, tile);
+  T part[I];
+  rowFolds(tile, valid, op, part);
+  const T incl = blockInclusive(part[I - 1], op, warpTotals);
+  const T prev = blockPrevious(incl, warpTotals);
+  if (std::int64_t(threadIdx.x) == (valid - 1) / I) sTotal = incl; // the tile's fold
+  __syncthreads(); // also: every row read before the tile is overwritten
+  if (threadIdx.x < 32u) {
+    const unsigned lane = threadIdx.x;
+    const T total = sTotal;
+    T prefix = init;
+    if (t > 0) {
+      const bool publishes = t < tiles - 1; // nobody reads the last tile's word
+      if (publishes && lane == 0u) publish(&status[t], kAggregate, payloadOf(total));
+      const T before = valueOf<T>(exclusivePrefix(status, t, lane, PayloadOp<T, Op>{op}));
+      if (publishes && lane == 0u) publish(&status[t], kInclusive, payloadOf(op(before, total)));
+      prefix = op(init, before);
+    } else if (tiles > 1 && lane == 0u) {
+      publish(&status[0], kInclusive, payloadOf(total));
+    }
+    if (lane == 0u) sPrefix = prefix;
+  }
+  __syncthreads();
+  const T start = threadIdx.x == 0 ? sPrefix : op(sPrefix, prev);
+  storeTile<T, Op, Inclusive>(tile, out, base, valid, part, start, op);
+}
+
+/// Enqueue the scan of in[0, n) (n > 0; arguments checked by the caller) on
+/// `stream`: the single-pass scan where kScanSinglePass, else
+/// reduce-then-scan. Every kernel is a no-op while `gate` (a device word,
+/// may be null) is 0. Kernels only: capture-safe.
+template <class T, class Op, bool Inclusive>
+void scanEnqueue(const T* in, T* out, T* sums, std::int64_t n, const T& init, cudaStream_t stream,
+                 const Op& op, const std::uint32_t* gate);
+
 } // namespace Impl
 
 namespace cuda {
@@ -118,10 +240,20 @@ namespace cuda {
 /// Throws std::invalid_argument for bad arguments (nothing enqueued) and
 /// std::runtime_error if a CUDA call fails.
 struct Scan {
-  /// Block-sum elements the scan of n uses (always <= n).
+  /// Block-sum elements the scan of n may use, for any operator (at most
+  /// scanScratchElems(n), and at most n): the tile totals of reduce-then-scan,
+  /// or, for 4-byte integers, the single pass's tile counter and status words
+  /// (ScanLookBackLayout).
   template <class T>
   static std::int64_t blockSumsElems(std::int64_t n) {
-    return Impl::scanBlockSumsElems(n, Tuning::Cuda::kScanTile<T>);
+    const std::int64_t totals = Impl::scanBlockSumsElems(n, Tuning::Cuda::kScanTile<T>);
+    if constexpr (std::is_integral_v<T> && sizeof(T) == 4) {
+      const auto words = static_cast<std::int64_t>(
+          Impl::ScanLookBackLayout::maxBytes(n, Tuning::Cuda::kScanTile<T>) / sizeof(T));
+      return words > totals ? words : totals;
+    } else {
+      return totals;
+    }
   }
 
   /// Enqueue the full scan on `stream`: kernels only — nothing is allocated,
@@ -134,7 +266,8 @@ struct Scan {
     static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8,
                   "sieve::cuda::Scan takes arithmetic types other than bool, of up to 8 bytes");
     Impl::checkScan("sieve::cuda::Scan", in, out, blockSums, n, 1, 1, blockSumsElems<T>(n));
-    if (n > 0) levels<T, OP, Inclusive>(in, out, n, blockSums, init, stream, op);
+    if (n > 0)
+      Impl::scanEnqueue<T, OP, Inclusive>(in, out, blockSums, n, init, stream, op, nullptr);
   }
 
   /// Capture enqueue into a new graph (on `stream`, or on a private stream
@@ -210,25 +343,55 @@ struct Scan {
     launch<T, OP, false>(in, out, blockSums, n, init, stream, op);
   }
 
- private:
-  template <class T, class OP, bool Inclusive>
-  static void levels(const T* in, T* out, std::int64_t len, T* sums, const T& init,
-                     cudaStream_t stream, const OP& op) {
-    using namespace Impl;
-    constexpr std::int64_t tile = Tuning::Cuda::kScanTile<T>;
-    if (len <= tile) {
-      Impl::launch(scanTilesKernel<T, OP, Inclusive>, 1u, stream, "sieve::cuda::Scan (tile)", in,
-                   out, len, static_cast<const T*>(nullptr), init, op);
-      return;
-    }
-    const unsigned tiles = Geometry::blocksFor(len, tile);
-    Impl::launch(scanTotalsKernel<T, OP>, tiles, stream, "sieve::cuda::Scan (totals)", in, len,
-                 sums, op);
-    levels<T, OP, false>(sums, sums, tiles, sums + tiles, init, stream, op);
-    Impl::launch(scanTilesKernel<T, OP, Inclusive>, tiles, stream, "sieve::cuda::Scan (tiles)", in,
-                 out, len, static_cast<const T*>(sums), init, op);
-  }
 };
 
 } // namespace cuda
+namespace Impl {
+
+/// Reduce-then-scan over the levels of tile totals in `sums`.
+template <class T, class Op, bool Inclusive>
+void scanLevels(const T* in, T* out, std::int64_t len, T* sums, const T& init, cudaStream_t stream,
+                const Op& op, const std::uint32_t* gate) {
+  constexpr std::int64_t tile = Tuning::Cuda::kScanTile<T>;
+  if (len <= tile) {
+    launch(scanTilesKernel<T, Op, Inclusive>, 1u, stream, "sieve::cuda::Scan (tile)", in, out, len,
+           static_cast<const T*>(nullptr), init, op, gate);
+    return;
+  }
+  const unsigned tiles = Geometry::blocksFor(len, tile);
+  launch(scanTotalsKernel<T, Op>, tiles, stream, "sieve::cuda::Scan (totals)", in, len, sums, op,
+         gate);
+  scanLevels<T, Op, false>(sums, sums, tiles, sums + tiles, init, stream, op, gate);
+  launch(scanTilesKernel<T, Op, Inclusive>, tiles, stream, "sieve::cuda::Scan (tiles)", in, out,
+         len, static_cast<const T*>(sums), init, op, gate);
+}
+
+template <class T, class Op, bool Inclusive>
+void scanEnqueue(const T* in, T* out, T* sums, std::int64_t n, const T& init, cudaStream_t stream,
+                 const Op& op, const std::uint32_t* gate) {
+  if constexpr (kScanSinglePass<T, Op>) {
+    constexpr std::int64_t tile = Tuning::Cuda::kScanTile<T>;
+    const std::int64_t tiles = ScanLookBackLayout::tiles(n, tile);
+    std::uint32_t* counter = nullptr;
+    unsigned long long* status = nullptr;
+    if (tiles > 1) {
+      // The counter at the base, the status words from the next 8-byte
+      // boundary; both cleared first (gated like the scan).
+      const auto base = reinterpret_cast<std::uintptr_t>(sums);
+      auto* bytes = reinterpret_cast<unsigned char*>(sums);
+      counter = reinterpret_cast<std::uint32_t*>(bytes);
+      status = reinterpret_cast<unsigned long long*>(bytes + ScanLookBackLayout::statusOffset(base));
+      const auto words =
+          static_cast<std::int64_t>(ScanLookBackLayout::bytes(n, tile, base) / sizeof(std::uint32_t));
+      launch(TileStatus::clearWordsKernel<std::uint32_t>, Geometry::moveBlocks(words), stream,
+             "sieve::cuda::Scan (clear tile words)", counter, words, gate);
+    }
+    launch(scanSinglePassKernel<T, Op, Inclusive>, static_cast<unsigned>(tiles), stream,
+           "sieve::cuda::Scan (single pass)", in, out, n, counter, status, tiles, init, op, gate);
+  } else {
+    scanLevels<T, Op, Inclusive>(in, out, n, sums, init, stream, op, gate);
+  }
+}
+
+} // namespace Impl
 } // namespace sieve
