@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve — GPU benchmark: compactDevice against cub::DeviceSelect::Flagged
-// (with a counting iterator for the indices), cuda::Scan against
+// (with a counting iterator for the indices), cuda::Scan (int32, int64) against
 // cub::DeviceScan, and a 4-plane reorderDevice, each beside a device-to-device
 // copy of the same bytes (the bandwidth limit), in the same run.
 //
@@ -103,14 +103,16 @@ int main(int argc, char* argv[]) {
   auto* map = static_cast<std::int32_t*>(deviceAlloc(maxN * 4));
   auto* count = static_cast<std::uint32_t*>(deviceAlloc(64));
   auto* scratch = deviceAlloc(sieve::reorderScratchBytes(maxN, 8));
-  auto* copySrc = deviceAlloc(maxN * 5);
-  auto* copyDst = deviceAlloc(maxN * 5);
+  auto* copySrc = deviceAlloc(maxN * 8);
+  auto* copyDst = deviceAlloc(maxN * 8);
   int* cubCount = static_cast<int*>(deviceAlloc(8));
-  std::size_t cubBytes = 0, cubScanBytes = 0;
+  std::size_t cubBytes = 0, cubScanBytes = 0, cubScan64Bytes = 0;
   cub::DeviceSelect::Flagged(nullptr, cubBytes, thrust::counting_iterator<int>(0), mask, map,
                              cubCount, static_cast<int>(maxN));
   cub::DeviceScan::InclusiveSum(nullptr, cubScanBytes, map, map, static_cast<int>(maxN));
-  void* cubTemp = deviceAlloc(std::max(cubBytes, cubScanBytes));
+  cub::DeviceScan::InclusiveSum(nullptr, cubScan64Bytes, static_cast<std::int64_t*>(copySrc),
+                                static_cast<std::int64_t*>(copyDst), static_cast<int>(maxN));
+  void* cubTemp = deviceAlloc(std::max({cubBytes, cubScanBytes, cubScan64Bytes}));
 
   for (int log2n : {20, 24, 28}) {
     if (log2n > maxLog2) continue;
@@ -145,32 +147,38 @@ int main(int argc, char* argv[]) {
            [&] { sieve::compactDevice(mask, 0u, map, count, scratch, n, nullptr); }, bytes}};
       table(title, rows, reps, timer, "D2D copy (n+4c)/2 bytes", "cub::DeviceSelect::Flagged");
     }
-    {
-      char title[64];
-      std::snprintf(title, sizeof title, "inclusive scan int32 2^%d", log2n);
-      auto* in = static_cast<std::int32_t*>(copySrc);
-      auto* out = static_cast<std::int32_t*>(copyDst);
-      auto* sums = static_cast<std::int32_t*>(scratch);
-      SIEVE_CUDA_CHECK(cudaMemset(in, 1, n * 4));
+    // Integer scans: the single pass (int32: packed tile status; int64: wide).
+    auto scanTable = [&](auto zero, std::size_t cubTempBytes, const char* type) {
+      using T = decltype(zero);
+      char title[64], copyName[32];
+      std::snprintf(title, sizeof title, "inclusive scan %s 2^%d", type, log2n);
+      std::snprintf(copyName, sizeof copyName, "D2D copy %dn bytes", int(sizeof(T)));
+      auto* in = static_cast<T*>(copySrc);
+      auto* out = static_cast<T*>(copyDst);
+      auto* sums = static_cast<T*>(scratch);
+      SIEVE_CUDA_CHECK(cudaMemset(in, 1, n * sizeof(T)));
+      const double bytes = 2.0 * sizeof(T) * n;
       std::vector<Row> rows{
-          {"D2D copy 4n bytes",
-           [&] { SIEVE_CUDA_CHECK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); },
-           8.0 * n},
+          {copyName,
+           [&] {
+             SIEVE_CUDA_CHECK(
+                 cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice));
+           },
+           bytes},
           {"cub::DeviceScan::InclusiveSum",
            [&] {
-             std::size_t tb = cubScanBytes;
+             std::size_t tb = cubTempBytes;
              SIEVE_CUDA_CHECK(
                  cub::DeviceScan::InclusiveSum(cubTemp, tb, in, out, static_cast<int>(n)));
            },
-           8.0 * n},
+           bytes},
           {"sieve cuda::Scan",
-           [&] {
-             sieve::cuda::Scan::enqueue<std::int32_t, sieve::Sum, true>(in, out, sums, n, 0,
-                                                                        nullptr);
-           },
-           8.0 * n}};
-      table(title, rows, reps, timer, "D2D copy 4n bytes", "cub::DeviceScan::InclusiveSum");
-    }
+           [&] { sieve::cuda::Scan::enqueue<T, sieve::Sum, true>(in, out, sums, n, T(0), nullptr); },
+           bytes}};
+      table(title, rows, reps, timer, copyName, "cub::DeviceScan::InclusiveSum");
+    };
+    scanTable(std::int32_t{}, cubScanBytes, "int32");
+    scanTable(std::int64_t{}, cubScan64Bytes, "int64");
   }
   {
     // A 4-plane reorder (mask + 3 doubles, perm) at 2^24, half kept.

@@ -250,9 +250,10 @@ TEST(Layout, CudaSinglePassScanFitsTheScanScratch) {
   // 8-byte aligned and clear of the counter. Every n from one tile to 16 tiles,
   // then the shared sizes and large ones.
   using sieve::Impl::ScanLookBackLayout;
-  constexpr std::int64_t tile = Tuning::Cuda::kScanTile<std::uint32_t>;
+  constexpr std::int64_t tile = Tuning::Cuda::kScanSinglePassTile<std::uint32_t>;
+  constexpr std::int64_t wideTile = Tuning::Cuda::kScanSinglePassTile<std::uint64_t>;
   std::vector<std::int64_t> ns;
-  for (std::int64_t n = 1; n <= 16 * tile + 1; ++n) ns.push_back(n);
+  for (std::int64_t n = 1; n <= 16 * wideTile + 1; ++n) ns.push_back(n);
   for (const std::int64_t n : sizes()) ns.push_back(n);
   for (const std::int64_t n : {std::int64_t(1) << 26, std::int64_t(1) << 28, sieve::kCompactMaxSamples})
     ns.push_back(n);
@@ -261,6 +262,23 @@ TEST(Layout, CudaSinglePassScanFitsTheScanScratch) {
     ASSERT_EQ(tiles, (n + tile - 1) / tile);
     const std::size_t rule = 4u * static_cast<std::size_t>(sieve::scanScratchElems(n));
     ASSERT_LE(ScanLookBackLayout::maxBytes(n, tile), rule) << "n = " << n;
+    // Wide (8-byte values): flags after the counter, then the values, 8-byte
+    // aligned, within the rule's elements of 8 bytes.
+    const std::int64_t wt = ScanLookBackLayout::tiles(n, wideTile);
+    ASSERT_LE(ScanLookBackLayout::wideMaxBytes(n, wideTile), 2 * rule) << "n = " << n;
+    for (const std::uintptr_t base : {std::uintptr_t(4096), std::uintptr_t(4100)}) {
+      const std::size_t bytes = ScanLookBackLayout::wideBytes(n, wideTile, base);
+      ASSERT_LE(bytes, ScanLookBackLayout::wideMaxBytes(n, wideTile));
+      if (wt <= 1) {
+        ASSERT_EQ(bytes, 0u);
+        continue;
+      }
+      const std::size_t values = ScanLookBackLayout::wideValuesOffset(n, wideTile, base);
+      ASSERT_EQ((base + values) % 8, 0u) << "values 8-byte aligned";
+      ASSERT_GE(values, ScanLookBackLayout::wideFlagsOffset() + 4u * std::size_t(wt - 1))
+          << "values clear of the flags";
+      ASSERT_EQ(bytes, values + 16u * std::size_t(wt - 1));
+    }
     for (const std::uintptr_t base : {std::uintptr_t(4096), std::uintptr_t(4100)}) {
       const std::size_t bytes = ScanLookBackLayout::bytes(n, tile, base);
       ASSERT_LE(bytes, ScanLookBackLayout::maxBytes(n, tile)) << "n = " << n;

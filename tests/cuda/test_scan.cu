@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -50,8 +52,8 @@ TEST(CudaScanNative, EntryPoints) {
   cudaGraphDestroy(graph);
 }
 
-// The single pass (4-byte integers under Sum / Min / Max) carves its tile
-// counter and status words from blockSums at either 4-byte alignment, within
+// The single pass (4- and 8-byte integers under Sum / Min / Max) carves its
+// tile counter and status from blockSums at either 4-byte alignment, within
 // blockSumsElems(n), and its look-back must hand every tile its exact prefix:
 // inputs whose running min and max move in every tile, several tile counts.
 template <class T, class Op>
@@ -79,16 +81,22 @@ void singlePassCase(std::int64_t n, std::int64_t offset, const std::vector<T>& i
 
 TEST(CudaScanNative, SinglePassAnyAlignmentWithinBlockSums) {
   SIEVE_REQUIRE_DEVICE();
-  constexpr std::int64_t tile = sieve::Tuning::Cuda::kScanTile<std::int32_t>;
-  for (const std::int64_t n : {tile + 1, 2 * tile + 1, 32 * tile + 5, 33 * tile, std::int64_t(1000003)}) {
+  constexpr std::int64_t tile = sieve::Tuning::Cuda::kScanSinglePassTile<std::int32_t>;
+  constexpr std::int64_t wide = sieve::Tuning::Cuda::kScanSinglePassTile<std::int64_t>;
+  for (const std::int64_t n : {tile + 1, wide + 1, 2 * tile + 1, 32 * tile + 5, 33 * wide,
+                               std::int64_t(1000003)}) {
     std::mt19937 g(static_cast<std::uint32_t>(n));
     std::vector<std::int32_t> in(static_cast<std::size_t>(n));
     std::vector<std::uint32_t> un(static_cast<std::size_t>(n));
+    std::vector<std::int64_t> in64(static_cast<std::size_t>(n));
+    std::vector<std::uint64_t> un64(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) {
       // |v| grows with i, alternating sign: new minima and maxima all along.
       const auto mag = static_cast<std::int32_t>(i / 5 + static_cast<std::int64_t>(g() % 7));
       in[i] = (i % 2 != 0) ? mag : -mag;
       un[i] = static_cast<std::uint32_t>(g()); // sums wrap
+      in64[i] = static_cast<std::int64_t>(in[i]) * (std::int64_t(1) << 33) + (g() % 1000);
+      un64[i] = (static_cast<std::uint64_t>(g()) << 32) | g();
     }
     for (const std::int64_t offset : {0, 1}) {
       SCOPED_TRACE("n = " + std::to_string(n) + ", offset " + std::to_string(offset));
@@ -98,6 +106,11 @@ TEST(CudaScanNative, SinglePassAnyAlignmentWithinBlockSums) {
       singlePassCase<std::int32_t, sieve::Max>(n, offset, in, -1, false);
       singlePassCase<std::uint32_t, sieve::Sum>(n, offset, un, 0xFFFFFFF0u, true);
       singlePassCase<std::uint32_t, sieve::Max>(n, offset, un, 0u, true);
+      // 8-byte values (the wide tile status; blockSums is 8-byte aligned then).
+      singlePassCase<std::int64_t, sieve::Sum>(n, offset, in64, std::int64_t(1) << 40, true);
+      singlePassCase<std::int64_t, sieve::Min>(n, offset, in64, 0, false);
+      singlePassCase<std::int64_t, sieve::Max>(n, offset, in64, INT64_MIN, true);
+      singlePassCase<std::uint64_t, sieve::Sum>(n, offset, un64, ~std::uint64_t(0), false);
     }
   }
 }

@@ -466,8 +466,6 @@ cudaError_t launchBody(dim3 grid, dim3 block, cudaStream_t stream, std::function
   });
 }
 
-std::uint64_t launches() { return gLaunches.load(); }
-
 const ThreadCtx& ctx() {
   if (tCtx == nullptr) fatal("threadIdx / blockIdx read outside a kernel");
   return *tCtx;

@@ -106,13 +106,14 @@ __global__ void __launch_bounds__(kBlock) compactKernel(CompactArgs a) {
     const unsigned long long agg = static_cast<unsigned long long>(tileSum & 0xFFFFu) |
                                    (static_cast<unsigned long long>(tileSum >> 16) << 32);
     unsigned long long prefix = 0;
+    const TileStatus::PackedStatus status{a.status};
     if (a.tiles > 1) {
       if (tile == 0) {
-        if (lane == 0u) TileStatus::publish(&a.status[0], kInclusive, agg);
+        if (lane == 0u) status.publish(0, kInclusive, agg);
       } else {
-        if (lane == 0u) TileStatus::publish(&a.status[tile], kAggregate, agg);
-        prefix = TileStatus::exclusivePrefix(a.status, tile, lane, Sum{});
-        if (lane == 0u) TileStatus::publish(&a.status[tile], kInclusive, prefix + agg);
+        if (lane == 0u) status.publish(tile, kAggregate, agg);
+        prefix = TileStatus::exclusivePrefix(status, tile, lane, Sum{});
+        if (lane == 0u) status.publish(tile, kInclusive, prefix + agg);
       }
     }
     if (lane == 0u) {

@@ -161,9 +161,6 @@ cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_
   return launchBody(grid, block, stream, [kernel, values] { std::apply(kernel, *values); });
 }
 
-/// Kernels launched so far (by this process).
-std::uint64_t launches();
-
 // ---- the device side -------------------------------------------------------------
 struct ThreadCtx {
   uint3 thread, block;
@@ -275,37 +272,11 @@ T atomicAdd(T* p, T v) {
   return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
 }
 template <class T>
-T atomicSub(T* p, T v) {
-  return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);
-}
-template <class T>
 T atomicExch(T* p, T v) {
   return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
-}
-template <class T>
-T atomicOr(T* p, T v) {
-  return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
-}
-template <class T>
-T atomicAnd(T* p, T v) {
-  return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);
 }
 template <class T>
 T atomicCAS(T* p, T expected, T desired) {
   __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return expected;
-}
-template <class T>
-T atomicMax(T* p, T v) {
-  T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
-  while (old < v && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-  }
-  return old;
-}
-template <class T>
-T atomicMin(T* p, T v) {
-  T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
-  while (v < old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-  }
-  return old;
 }

@@ -53,27 +53,53 @@ SIEVE_INLINE constexpr std::int64_t scanBlockSumsElems(std::int64_t n, std::int6
 
 /// The single-pass (decoupled look-back) scan's scratch over tiles of `tile`
 /// elements, carved from its block sums at `base` (4-byte aligned at least):
-/// the dynamic tile counter (a uint32) at the base, then one 8-byte status word
-/// for every tile but the last (whose fold nobody reads) from the next 8-byte
-/// boundary. Nothing for a single tile. At most 8 * tiles bytes, which is
-/// within scanScratchElems(n) elements of 4 bytes for tile >= 2304.
+/// the dynamic tile counter (a uint32) at the base, then the status of every
+/// tile but the last (whose fold nobody reads). Nothing for a single tile.
+/// - packed (payloads of up to 32 bits): one 8-byte status word per tile, from
+///   the next 8-byte boundary: at most 8 * tiles bytes.
+/// - wide (64-bit payloads): a uint32 flag per tile right after the counter,
+///   then, from the next 8-byte boundary, an aggregate and an inclusive value
+///   per tile: at most 20 * tiles bytes.
+/// Both stay within scanScratchElems(n) elements of the scanned type for the
+/// CUDA tiles (2304 elements of 4 bytes, 2816 of 8; core/test_layout.cpp).
 struct ScanLookBackLayout {
   SIEVE_INLINE static constexpr std::int64_t tiles(std::int64_t n, std::int64_t tile) {
     return (n + tile - 1) / tile;
   }
-  /// Where the status words start, from a base at `base` (mod 8: 0 or 4).
+  /// Packed: where the status words start, from a base at `base` (mod 8: 0 or 4).
   SIEVE_INLINE static constexpr std::size_t statusOffset(std::uintptr_t base) {
     return base % 8 == 4 ? 4 : 8;
   }
-  /// Bytes used from a base at `base`: the counter, padding and status words.
+  /// Packed: bytes used from a base at `base`: the counter, padding and status words.
   SIEVE_INLINE static constexpr std::size_t bytes(std::int64_t n, std::int64_t tile,
                                                   std::uintptr_t base) {
     const std::int64_t t = tiles(n, tile);
     return t > 1 ? statusOffset(base) + std::size_t(8) * static_cast<std::size_t>(t - 1) : 0;
   }
-  /// The most bytes any base needs (an 8-byte aligned one): 8 * tiles.
+  /// Packed: the most bytes any base needs (an 8-byte aligned one): 8 * tiles.
   SIEVE_INLINE static constexpr std::size_t maxBytes(std::int64_t n, std::int64_t tile) {
     return bytes(n, tile, 0);
+  }
+  /// Wide: the flags follow the counter.
+  SIEVE_INLINE static constexpr std::size_t wideFlagsOffset() { return 4; }
+  /// Wide: where the aggregate values start (the inclusive ones follow them).
+  SIEVE_INLINE static constexpr std::size_t wideValuesOffset(std::int64_t n, std::int64_t tile,
+                                                             std::uintptr_t base) {
+    const std::size_t end =
+        wideFlagsOffset() + std::size_t(4) * static_cast<std::size_t>(tiles(n, tile) - 1);
+    return end + ((base + end) % 8 != 0 ? 4 : 0);
+  }
+  /// Wide: bytes used from a base at `base`.
+  SIEVE_INLINE static constexpr std::size_t wideBytes(std::int64_t n, std::int64_t tile,
+                                                      std::uintptr_t base) {
+    const std::int64_t t = tiles(n, tile);
+    return t > 1 ? wideValuesOffset(n, tile, base) + std::size_t(16) * static_cast<std::size_t>(t - 1)
+                 : 0;
+  }
+  /// Wide: the most bytes any 4-byte aligned base needs.
+  SIEVE_INLINE static constexpr std::size_t wideMaxBytes(std::int64_t n, std::int64_t tile) {
+    const std::size_t a = wideBytes(n, tile, 0), b = wideBytes(n, tile, 4);
+    return a > b ? a : b;
   }
 };
 

@@ -52,6 +52,14 @@ inline constexpr unsigned kScanItems = sizeof(T) <= 4 ? 9u : 5u;
 /// Scan: elements per tile (per block sum).
 template <class T>
 inline constexpr std::int64_t kScanTile = std::int64_t(kBlock) * kScanItems<T>;
+/// The single-pass scan (integers): items per thread. 8-byte values publish
+/// 20 bytes of tile status per tile, so their tiles are larger (2816
+/// elements) to keep the status within the scan scratch rule.
+template <class T>
+inline constexpr unsigned kScanSinglePassItems = sizeof(T) == 8 ? 11u : kScanItems<T>;
+/// The single-pass scan: elements per tile.
+template <class T>
+inline constexpr std::int64_t kScanSinglePassTile = std::int64_t(kBlock) * kScanSinglePassItems<T>;
 } // namespace Cuda
 
 /// The portable Kokkos implementation (kokkos/include/sieve/impl/portable).

@@ -8,7 +8,7 @@
 // Two algorithms over tiles of Tuning::Cuda::kScanTile<T> elements, both
 // scanning a tile with warp-shuffle block scans, loads and stores coalesced
 // through shared memory; in == out is allowed:
-// - 4-byte integers under Sum, Min or Max: a single pass, the tiles chained
+// - 4- and 8-byte integers under Sum, Min or Max: a single pass, the tiles chained
 //   by decoupled look-back (impl/lookback.cuh): one read and one write of the
 //   data. Those operators are exact, so the bits do not depend on the order
 //   the look-back folds in.
@@ -36,15 +36,16 @@
 namespace sieve {
 namespace Impl {
 
-/// Load tile elements [base, base + kScanTile) of in[0, len) into shared
-/// memory, coalesced; returns how many are valid.
-template <class T>
+/// Load tile elements [base, base + kBlock * I) of in[0, len) into shared
+/// memory, coalesced; returns how many are valid. (I: items per thread,
+/// Tuning::Cuda::kScanItems<T> unless given.)
+template <class T, unsigned I = Tuning::Cuda::kScanItems<T>>
 __device__ __forceinline__ std::int64_t loadTile(const T* in, std::int64_t len, std::int64_t base,
                                                  T* tile) {
-  constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
+  constexpr std::int64_t tileElems = std::int64_t(Tuning::Cuda::kBlock) * I;
   const std::int64_t valid = len - base < tileElems ? len - base : tileElems;
 #pragma unroll
-  for (unsigned k = 0; k < Tuning::Cuda::kScanItems<T>; ++k) {
+  for (unsigned k = 0; k < I; ++k) {
     const std::int64_t j = std::int64_t(k) * Tuning::Cuda::kBlock + threadIdx.x;
     if (j < valid) tile[j] = in[base + j];
   }
@@ -52,13 +53,12 @@ __device__ __forceinline__ std::int64_t loadTile(const T* in, std::int64_t len, 
   return valid;
 }
 
-/// The folds of this thread's row of the tile (tile[row, row + I), I =
-/// kScanItems<T>): part[k] = row[0] (+) ... (+) row[k]; items at or past
-/// `valid` repeat the fold before them (a thread past `valid` folds tile[0]).
-template <class T, class Op>
+/// The folds of this thread's row of the tile (tile[row, row + I)): part[k]
+/// = row[0] (+) ... (+) row[k]; items at or past `valid` repeat the fold
+/// before them (a thread past `valid` folds tile[0]).
+template <class T, class Op, unsigned I>
 __device__ __forceinline__ void rowFolds(const T* tile, std::int64_t valid, const Op& op,
-                                         T (&part)[Tuning::Cuda::kScanItems<T>]) {
-  constexpr unsigned I = Tuning::Cuda::kScanItems<T>;
+                                         T (&part)[I]) {
   const std::int64_t row = std::int64_t(threadIdx.x) * I;
   part[0] = tile[row < valid ? row : 0];
 #pragma unroll
@@ -70,11 +70,9 @@ __device__ __forceinline__ void rowFolds(const T* tile, std::int64_t valid, cons
 /// `start` (the fold of everything before the row, init included) into the
 /// shared tile, then the tile out, coalesced. The caller has synchronised
 /// after the last read of the tile.
-template <class T, class Op, bool Inclusive>
+template <bool Inclusive, class T, class Op, unsigned I>
 __device__ __forceinline__ void storeTile(T* tile, T* out, std::int64_t base, std::int64_t valid,
-                                          const T (&part)[Tuning::Cuda::kScanItems<T>],
-                                          const T& start, const Op& op) {
-  constexpr unsigned I = Tuning::Cuda::kScanItems<T>;
+                                          const T (&part)[I], const T& start, const Op& op) {
   const std::int64_t row = std::int64_t(threadIdx.x) * I;
   if (row < valid) {
     if constexpr (Inclusive) {
@@ -136,27 +134,33 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   const T prefix = prefixes != nullptr ? prefixes[blockIdx.x] : init;
   const T start = threadIdx.x == 0 ? prefix : op(prefix, prev);
   __syncthreads(); // every row read before the tile is overwritten
-  storeTile<T, Op, Inclusive>(tile, out, base, valid, part, start, op);
+  storeTile<Inclusive>(tile, out, base, valid, part, start, op);
 }
 
-/// Whether the single-pass scan serves T under Op: 4-byte integers under Sum,
-/// Min or Max. Those are exactly associative and commutative, so the
-/// look-back's folds, in whatever order the tiles publish, give the same bits
-/// as any other order; floating point and other operators keep
+/// Whether the single-pass scan serves T under Op: 4- and 8-byte integers
+/// under Sum, Min or Max. Those are exactly associative and commutative, so
+/// the look-back's folds, in whatever order the tiles publish, give the same
+/// bits as any other order; floating point and other operators keep
 /// reduce-then-scan, whose association order depends on n only.
 template <class T, class Op>
 inline constexpr bool kScanSinglePass =
-    std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) == 4 &&
+    std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 4 || sizeof(T) == 8) &&
     (std::is_same_v<Op, Sum> || std::is_same_v<Op, Min> || std::is_same_v<Op, Max>);
 
-/// A 4-byte integer as a tile status payload and back.
+/// The tile status the single pass publishes for T: one packed word (4-byte
+/// values), or a flag and two values (8-byte values).
+template <class T>
+using ScanTileStatus =
+    std::conditional_t<sizeof(T) == 8, TileStatus::WideStatus, TileStatus::PackedStatus>;
+
+/// An integer as a tile status payload and back.
 template <class T>
 __device__ __forceinline__ unsigned long long payloadOf(const T& v) {
-  return static_cast<unsigned long long>(static_cast<std::uint32_t>(v));
+  return static_cast<unsigned long long>(static_cast<std::make_unsigned_t<T>>(v));
 }
 template <class T>
 __device__ __forceinline__ T valueOf(unsigned long long payload) {
-  return static_cast<T>(static_cast<std::uint32_t>(payload));
+  return static_cast<T>(static_cast<std::make_unsigned_t<T>>(payload));
 }
 
 /// Op on payloads, for the look-back.
@@ -173,16 +177,16 @@ struct PayloadOp {
 /// it, and warp 0 publishes the tile's fold, looks back for the fold of every
 /// tile before it (TileStatus::exclusivePrefix) and publishes the inclusive
 /// fold; the tile is then written from init (+) that prefix. One read and one
-/// write of the data (reduce-then-scan: two reads). `status` holds a word for
-/// every tile but the last; with one tile neither it nor the counter is read.
+/// write of the data (reduce-then-scan: two reads). `status` covers every
+/// tile but the last; with one tile neither it nor the counter is read.
 template <class T, class Op, bool Inclusive>
 __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     scanSinglePassKernel(const T* in, T* out, std::int64_t len, std::uint32_t* tileCounter,
-                         unsigned long long* status, std::int64_t tiles, T init, Op op,
+                         ScanTileStatus<T> status, std::int64_t tiles, T init, Op op,
                          const std::uint32_t* gate) {
   using namespace TileStatus;
-  constexpr unsigned I = Tuning::Cuda::kScanItems<T>;
-  constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
+  constexpr unsigned I = Tuning::Cuda::kScanSinglePassItems<T>;
+  constexpr std::int64_t tileElems = Tuning::Cuda::kScanSinglePassTile<T>;
   __shared__ T tile[tileElems];
   __shared__ T warpTotals[Tuning::Cuda::kWarps];
   __shared__ long long sTile;
@@ -194,7 +198,7 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   const std::int64_t t = sTile;
   if (t >= tiles) return; // a grid larger than the tiles: block-uniform, before any barrier
   const std::int64_t base = t * tileElems;
-  const std::int64_t valid = loadTile(in, len, base, tile);
+  const std::int64_t valid = loadTile<T, I>(in, len, base, tile);
   T part[I];
   rowFolds(tile, valid, op, part);
   const T incl = blockInclusive(part[I - 1], op, warpTotals);
@@ -206,19 +210,19 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     const T total = sTotal;
     T prefix = init;
     if (t > 0) {
-      const bool publishes = t < tiles - 1; // nobody reads the last tile's word
-      if (publishes && lane == 0u) publish(&status[t], kAggregate, payloadOf(total));
+      const bool publishes = t < tiles - 1; // nobody reads the last tile's status
+      if (publishes && lane == 0u) status.publish(t, kAggregate, payloadOf(total));
       const T before = valueOf<T>(exclusivePrefix(status, t, lane, PayloadOp<T, Op>{op}));
-      if (publishes && lane == 0u) publish(&status[t], kInclusive, payloadOf(op(before, total)));
+      if (publishes && lane == 0u) status.publish(t, kInclusive, payloadOf(op(before, total)));
       prefix = op(init, before);
     } else if (tiles > 1 && lane == 0u) {
-      publish(&status[0], kInclusive, payloadOf(total));
+      status.publish(0, kInclusive, payloadOf(total));
     }
     if (lane == 0u) sPrefix = prefix;
   }
   __syncthreads();
   const T start = threadIdx.x == 0 ? sPrefix : op(sPrefix, prev);
-  storeTile<T, Op, Inclusive>(tile, out, base, valid, part, start, op);
+  storeTile<Inclusive>(tile, out, base, valid, part, start, op);
 }
 
 /// Enqueue the scan of in[0, n) (n > 0; arguments checked by the caller) on
@@ -242,15 +246,17 @@ namespace cuda {
 struct Scan {
   /// Block-sum elements the scan of n may use, for any operator (at most
   /// scanScratchElems(n), and at most n): the tile totals of reduce-then-scan,
-  /// or, for 4-byte integers, the single pass's tile counter and status words
-  /// (ScanLookBackLayout).
+  /// or, for 4- and 8-byte integers, the single pass's tile counter and
+  /// status (ScanLookBackLayout).
   template <class T>
   static std::int64_t blockSumsElems(std::int64_t n) {
     const std::int64_t totals = Impl::scanBlockSumsElems(n, Tuning::Cuda::kScanTile<T>);
-    if constexpr (std::is_integral_v<T> && sizeof(T) == 4) {
-      const auto words = static_cast<std::int64_t>(
-          Impl::ScanLookBackLayout::maxBytes(n, Tuning::Cuda::kScanTile<T>) / sizeof(T));
-      return words > totals ? words : totals;
+    if constexpr (std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
+      constexpr std::int64_t tile = Tuning::Cuda::kScanSinglePassTile<T>;
+      const std::size_t bytes = sizeof(T) == 8 ? Impl::ScanLookBackLayout::wideMaxBytes(n, tile)
+                                               : Impl::ScanLookBackLayout::maxBytes(n, tile);
+      const auto elems = static_cast<std::int64_t>((bytes + sizeof(T) - 1) / sizeof(T));
+      return elems > totals ? elems : totals;
     } else {
       return totals;
     }
@@ -370,19 +376,31 @@ template <class T, class Op, bool Inclusive>
 void scanEnqueue(const T* in, T* out, T* sums, std::int64_t n, const T& init, cudaStream_t stream,
                  const Op& op, const std::uint32_t* gate) {
   if constexpr (kScanSinglePass<T, Op>) {
-    constexpr std::int64_t tile = Tuning::Cuda::kScanTile<T>;
+    constexpr std::int64_t tile = Tuning::Cuda::kScanSinglePassTile<T>;
     const std::int64_t tiles = ScanLookBackLayout::tiles(n, tile);
     std::uint32_t* counter = nullptr;
-    unsigned long long* status = nullptr;
+    ScanTileStatus<T> status{};
     if (tiles > 1) {
-      // The counter at the base, the status words from the next 8-byte
-      // boundary; both cleared first (gated like the scan).
+      // The counter at the base, then the status (ScanLookBackLayout); the
+      // counter and the flags (or packed words) cleared first, gated like the
+      // scan. (Wide values need no clearing: each is read only after its flag.)
       const auto base = reinterpret_cast<std::uintptr_t>(sums);
       auto* bytes = reinterpret_cast<unsigned char*>(sums);
       counter = reinterpret_cast<std::uint32_t*>(bytes);
-      status = reinterpret_cast<unsigned long long*>(bytes + ScanLookBackLayout::statusOffset(base));
-      const auto words =
-          static_cast<std::int64_t>(ScanLookBackLayout::bytes(n, tile, base) / sizeof(std::uint32_t));
+      std::size_t cleared = 0;
+      if constexpr (sizeof(T) == 8) {
+        const std::size_t values = ScanLookBackLayout::wideValuesOffset(n, tile, base);
+        status.flags =
+            reinterpret_cast<std::uint32_t*>(bytes + ScanLookBackLayout::wideFlagsOffset());
+        status.aggregate = reinterpret_cast<unsigned long long*>(bytes + values);
+        status.inclusive = status.aggregate + (tiles - 1);
+        cleared = values;
+      } else {
+        status.words =
+            reinterpret_cast<unsigned long long*>(bytes + ScanLookBackLayout::statusOffset(base));
+        cleared = ScanLookBackLayout::bytes(n, tile, base);
+      }
+      const auto words = static_cast<std::int64_t>(cleared / sizeof(std::uint32_t));
       launch(TileStatus::clearWordsKernel<std::uint32_t>, Geometry::moveBlocks(words), stream,
              "sieve::cuda::Scan (clear tile words)", counter, words, gate);
     }

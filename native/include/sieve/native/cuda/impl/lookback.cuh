@@ -14,57 +14,96 @@ namespace sieve {
 namespace Impl {
 namespace TileStatus {
 
-/// A tile's status word: flags in bits 62-63, a 62-bit payload below. Zero
-/// (no flag) means "not published yet"; the words are cleared per launch.
-inline constexpr unsigned long long kAggregate = 1ull << 62; ///< the tile's own fold
-inline constexpr unsigned long long kInclusive = 2ull << 62; ///< the fold up to and with it
-inline constexpr unsigned long long kFlags = 3ull << 62;
+/// What a tile has published: nothing yet (flag 0), its own fold
+/// (kAggregate) or the fold of every tile up to and with it (kInclusive).
+inline constexpr unsigned kAggregate = 1u;
+inline constexpr unsigned kInclusive = 2u;
 
-__device__ __forceinline__ unsigned long long load(const unsigned long long* p) {
-  return *reinterpret_cast<const volatile unsigned long long*>(p);
-}
+struct Published {
+  unsigned flag;
+  unsigned long long payload;
+};
 
-/// Flag and payload in one 64-bit store: a reader sees both or neither.
-__device__ __forceinline__ void publish(unsigned long long* p, unsigned long long flag,
-                                        unsigned long long payload) {
-  atomicExch(p, flag | payload);
-}
+/// Tile status in one 64-bit word per tile: the flag in bits 62-63, a payload
+/// of up to 62 bits below, published by one 64-bit atomic store, so a reader
+/// sees flag and payload of the same publication. Zero: nothing published
+/// (the words are cleared per launch).
+struct PackedStatus {
+  unsigned long long* words;
+
+  static constexpr unsigned long long kPayload = (1ull << 62) - 1;
+  __device__ __forceinline__ Published load(std::int64_t j) const {
+    const unsigned long long w = *reinterpret_cast<const volatile unsigned long long*>(&words[j]);
+    return {static_cast<unsigned>(w >> 62), w & kPayload};
+  }
+  __device__ __forceinline__ void publish(std::int64_t j, unsigned flag,
+                                          unsigned long long payload) const {
+    atomicExch(&words[j], (static_cast<unsigned long long>(flag) << 62) | payload);
+  }
+};
+
+/// Tile status for 64-bit payloads: a flag word and two values per tile (the
+/// aggregate and the inclusive fold, each written once). The value is stored,
+/// then a fence, then the flag; a reader loads the flag, then a fence, then
+/// the value the flag names: the message-passing pattern, so the value read
+/// is the one published with that flag. Flags zero: nothing published.
+struct WideStatus {
+  std::uint32_t* flags;
+  unsigned long long* aggregate;
+  unsigned long long* inclusive;
+
+  __device__ __forceinline__ Published load(std::int64_t j) const {
+    const unsigned f = *reinterpret_cast<const volatile std::uint32_t*>(&flags[j]);
+    unsigned long long v = 0;
+    if (f != 0u) {
+      __threadfence();
+      const unsigned long long* slot = f == kInclusive ? inclusive : aggregate;
+      v = *reinterpret_cast<const volatile unsigned long long*>(&slot[j]);
+    }
+    return {f, v};
+  }
+  __device__ __forceinline__ void publish(std::int64_t j, unsigned flag,
+                                          unsigned long long payload) const {
+    unsigned long long* slot = flag == kInclusive ? inclusive : aggregate;
+    *reinterpret_cast<volatile unsigned long long*>(&slot[j]) = payload;
+    __threadfence();
+    atomicExch(&flags[j], static_cast<std::uint32_t>(flag));
+  }
+};
 
 __device__ __forceinline__ void backOff() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-  __nanosleep(32);
-#elif defined(SIEVE_CUDA_EMULATION)
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700) || defined(SIEVE_CUDA_EMULATION)
   __nanosleep(32);
 #endif
 }
 
 /// The fold of the payloads of every tile before `tile` (> 0), by the 32
-/// lanes of one warp (every lane gets it): lane k reads the word of tile
-/// `top - k` for a window of 32 predecessors; once every word of the window is
-/// published, the payloads up to the nearest inclusive one are folded, or the
-/// whole window's are and the walk goes on below it. `combine` must be
+/// lanes of one warp (every lane gets it): lane k reads the status of tile
+/// `top - k` for a window of 32 predecessors; once every tile of the window
+/// has published, the payloads up to the nearest inclusive one are folded,
+/// or the whole window's are and the walk goes on below it. `combine` must be
 /// associative and commutative (integer sums, min, max: exact, so the result
 /// does not depend on the order, nor on when a predecessor publishes).
-template <class Combine>
-__device__ __forceinline__ unsigned long long exclusivePrefix(const unsigned long long* status,
+template <class Status, class Combine>
+__device__ __forceinline__ unsigned long long exclusivePrefix(const Status& status,
                                                               std::int64_t tile, unsigned lane,
                                                               const Combine& combine) {
   unsigned long long prefix = 0;
   bool first = true;
   for (std::int64_t top = tile - 1;; top -= 32) {
     const std::int64_t j = top - static_cast<std::int64_t>(lane);
-    unsigned long long w;
+    Published p;
     // (Below tile 0, which is always inclusive, a lane reads nothing.)
     while (true) {
-      w = j >= 0 ? load(&status[j]) : kInclusive;
-      if (__all_sync(kFullWarp, (w & kFlags) != 0ull)) break;
+      p = j >= 0 ? status.load(j) : Published{kInclusive, 0ull};
+      if (__all_sync(kFullWarp, p.flag != 0u)) break;
       backOff();
     }
-    const unsigned inclusive = __ballot_sync(kFullWarp, (w & kFlags) == kInclusive);
+    const unsigned inclusive = __ballot_sync(kFullWarp, p.flag == kInclusive);
     const unsigned stop = inclusive != 0u ? static_cast<unsigned>(__ffs(inclusive) - 1) : 31u;
     // Fold lanes 0..stop (never empty: lane 0 holds tile top), a butterfly
     // that carries whether a lane's value counts.
-    unsigned long long v = w & ~kFlags;
+    unsigned long long v = p.payload;
     int counts = lane <= stop;
 #pragma unroll
     for (int d = 16; d > 0; d >>= 1) {
