@@ -147,7 +147,7 @@ struct CudaFace {
     if (!inPlace) {
       EXPECT_TRUE(din.guardIntact()) << "in written past n elements";
       const auto after = din.download<T>(in.size());
-      EXPECT_EQ(0, std::memcmp(after.data(), in.data(), in.size() * sizeof(T)))
+      EXPECT_TRUE(in.empty() || std::memcmp(after.data(), in.data(), in.size() * sizeof(T)) == 0)
           << "an out-of-place scan changed its input";
     }
     return inPlace ? din.download<T>(in.size()) : dout.download<T>(in.size());

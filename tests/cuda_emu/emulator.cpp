@@ -31,6 +31,7 @@
 #endif
 #endif
 #if defined(SIEVE_EMU_ASAN)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -58,8 +59,14 @@ sieve_emu_switch:
   pushq %r13
   pushq %r14
   pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
   movq %rsp, (%rdi)
   movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
   popq %r15
   popq %r14
   popq %r13
@@ -210,6 +217,13 @@ struct Executor {
     barrierWaiting.clear();
     warps.assign((threads + 31) / 32, WarpState{});
     runnable.clear();
+#if defined(__x86_64__)
+    // The floating-point control state a fiber starts with (saved and
+    // restored at every switch, as the ABI keeps it across calls).
+    std::uint32_t fpEnv[2] = {0, 0};
+    asm volatile("stmxcsr %0" : "=m"(fpEnv[0]));
+    asm volatile("fnstcw %0" : "=m"(fpEnv[1]));
+#endif
     const uint3 bi{static_cast<unsigned>(b % grid.x), static_cast<unsigned>((b / grid.x) % grid.y),
                    static_cast<unsigned>(b / (std::uint64_t(grid.x) * grid.y))};
     for (unsigned t = 0; t < threads; ++t) {
@@ -220,12 +234,18 @@ struct Executor {
       f.ctx.gridSize = grid;
       f.state = State::Runnable;
       unsigned char* base = stacks + std::size_t(t) * kStackBytes;
+#if defined(SIEVE_EMU_ASAN)
+      // The frames a finished fiber never returned from stay poisoned.
+      __asan_unpoison_memory_region(base, kStackBytes);
+#endif
 #if defined(__x86_64__)
       auto top = reinterpret_cast<std::uintptr_t>(base + kStackBytes) & ~std::uintptr_t(15);
       void** sp = reinterpret_cast<void**>(top);
       *--sp = nullptr;                                 // fiberEntry's (absent) return address
       *--sp = reinterpret_cast<void*>(&fiberEntry);    // where the first switch returns to
       for (int r = 0; r < 6; ++r) *--sp = nullptr;     // rbp rbx r12 r13 r14 r15
+      *--sp = nullptr;                                 // MXCSR and the x87 control word:
+      std::memcpy(sp, &fpEnv, sizeof fpEnv);           // the scheduler's
       f.sp = sp;
 #else
       getcontext(&f.uc);
@@ -306,10 +326,10 @@ void work(Job& j) {
 class Pool {
  public:
   Pool() {
-    unsigned workers = 4;
-    if (const char* w = std::getenv("SIEVE_EMU_WORKERS")) workers = static_cast<unsigned>(std::atoi(w));
-    if (workers < 1) workers = 1;
-    for (unsigned k = 1; k < workers; ++k) threads_.emplace_back([this] { loop(); });
+    long workers = 4;
+    if (const char* w = std::getenv("SIEVE_EMU_WORKERS")) workers = std::strtol(w, nullptr, 10);
+    workers = workers < 1 ? 1 : workers > 64 ? 64 : workers;
+    for (long k = 1; k < workers; ++k) threads_.emplace_back([this] { loop(); });
   }
   ~Pool() {
     {
@@ -533,6 +553,10 @@ cudaError_t cudaMalloc(void** p, std::size_t bytes) {
   if (q == nullptr) return fail(cudaErrorMemoryAllocation);
   gAllocs[reinterpret_cast<std::uintptr_t>(q)] = bytes;
   gAllocated += rounded;
+#if defined(SIEVE_EMU_ASAN)
+  // Past the requested bytes is out of bounds (memcheck's rule), not slack.
+  __asan_poison_memory_region(static_cast<unsigned char*>(q) + bytes, rounded - bytes);
+#endif
   *p = q;
   return cudaSuccess;
 }
@@ -543,7 +567,11 @@ cudaError_t cudaFree(void* p) {
   if (cudaError_t e = unsafeDuringCapture(); e != cudaSuccess) return e;
   auto it = gAllocs.find(reinterpret_cast<std::uintptr_t>(p));
   if (it == gAllocs.end()) return fail(cudaErrorInvalidValue);
-  gAllocated -= (it->second + 255) / 256 * 256 + 256;
+  const std::size_t rounded = (it->second + 255) / 256 * 256 + 256;
+  gAllocated -= rounded;
+#if defined(SIEVE_EMU_ASAN)
+  __asan_unpoison_memory_region(p, rounded);
+#endif
   gAllocs.erase(it);
   std::free(p);
   return cudaSuccess;
@@ -553,14 +581,16 @@ cudaError_t cudaMemset(void* p, int value, std::size_t bytes) {
   std::lock_guard<std::mutex> lk(gMutex);
   if (cudaError_t e = unsafeDuringCapture(); e != cudaSuccess) return e;
   if (!deviceRange(p, bytes)) return fail(cudaErrorInvalidValue);
-  std::memset(p, value, bytes);
+  if (bytes != 0) std::memset(p, value, bytes);
   return cudaSuccess;
 }
 
 cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t s) {
   std::lock_guard<std::mutex> lk(gMutex);
   if (!deviceRange(p, bytes)) return fail(cudaErrorInvalidValue);
-  return enqueue(s, [p, value, bytes] { std::memset(p, value, bytes); });
+  return enqueue(s, [p, value, bytes] {
+    if (bytes != 0) std::memset(p, value, bytes);
+  });
 }
 
 namespace {
@@ -577,7 +607,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
   std::lock_guard<std::mutex> lk(gMutex);
   if (cudaError_t e = unsafeDuringCapture(); e != cudaSuccess) return e;
   if (!copyRanges(dst, src, bytes, kind)) return fail(cudaErrorInvalidValue);
-  std::memmove(dst, src, bytes);
+  if (bytes != 0) std::memmove(dst, src, bytes);
   return cudaSuccess;
 }
 
@@ -585,7 +615,9 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
                             cudaStream_t s) {
   std::lock_guard<std::mutex> lk(gMutex);
   if (!copyRanges(dst, src, bytes, kind)) return fail(cudaErrorInvalidValue);
-  return enqueue(s, [dst, src, bytes] { std::memmove(dst, src, bytes); });
+  return enqueue(s, [dst, src, bytes] {
+    if (bytes != 0) std::memmove(dst, src, bytes);
+  });
 }
 
 cudaError_t cudaMemGetInfo(std::size_t* freeBytes, std::size_t* totalBytes) {
@@ -637,7 +669,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode) {
   std::lock_guard<std::mutex> lk(gMutex);
-  if (isLegacy(s)) return fail(cudaErrorStreamCaptureUnsupported);
+  if (isLegacy(s) || s == cudaStreamPerThread) return fail(cudaErrorStreamCaptureUnsupported);
   if (cudaError_t e = checkStream(s); e != cudaSuccess) return e;
   if (s->capturing) return fail(cudaErrorIllegalState);
   s->capturing = true;

@@ -187,6 +187,12 @@ __global__ void mismatchedCollectives(unsigned* out) {
   out[threadIdx.x] = v;
 }
 
+__global__ void mismatchedVotes(unsigned* out) {
+  // Lanes split between two votes (one __all_sync, one __ballot_sync).
+  out[threadIdx.x] = (threadIdx.x & 1u) ? static_cast<unsigned>(__all_sync(0xFFFFFFFFu, 1))
+                                        : __ballot_sync(0xFFFFFFFFu, 1);
+}
+
 TEST(EmulatorDeathTest, DivergenceAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   DeviceBytes out(kThreads * 4, 0);
@@ -196,6 +202,29 @@ TEST(EmulatorDeathTest, DivergenceAborts) {
   EXPECT_DEATH((void)sieve_emu::launch(mismatchedCollectives, dim3(1), dim3(kThreads), nullptr,
                                        out.get<unsigned>()),
                "different warp collectives");
+  EXPECT_DEATH((void)sieve_emu::launch(mismatchedVotes, dim3(1), dim3(kThreads), nullptr,
+                                       out.get<unsigned>()),
+               "different warp collectives");
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+__global__ void readOnePast(const unsigned char* p, std::int64_t n, unsigned* out) {
+  if (threadIdx.x == 0) out[0] = p[n];
+}
+
+TEST(EmulatorDeathTest, AddressSanitizerIsTheMemcheck) {
+  // Under AddressSanitizer a kernel reading one byte past a device allocation
+  // (inside the allocator's own rounding) is reported.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  void* p = nullptr;
+  ASSERT_EQ(cudaSuccess, cudaMalloc(&p, 100));
+  DeviceBytes out(4, 0);
+  EXPECT_DEATH((void)sieve_emu::launch(readOnePast, dim3(1), dim3(32), nullptr,
+                                       static_cast<const unsigned char*>(p), std::int64_t(100),
+                                       out.get<unsigned>()),
+               "AddressSanitizer");
+  cudaFree(p);
+}
+#endif
 
 } // namespace

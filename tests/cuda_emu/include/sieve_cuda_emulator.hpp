@@ -20,8 +20,12 @@
 //   captured records launches into the graph instead, and a call that would
 //   break a capture (allocation, synchronisation, copies, a launch on the
 //   legacy stream) fails as CUDA's ThreadLocal mode makes it fail.
+// - Under AddressSanitizer (the CI's sanitizer run) it is a memcheck for
+//   device allocations: the bytes past each allocation are poisoned.
 // What it cannot show: speed, the GPU memory model (x86 is stronger), warp
-// lockstep assumptions, resource limits (ptxas checks those).
+// lockstep assumptions, resource limits (ptxas checks those), overflows of
+// __shared__ arrays (thread_local storage has no redzones), kernels reading
+// host memory, and an order of blocks other than their index order.
 #pragma once
 
 #include <cstddef>
@@ -216,8 +220,18 @@ inline unsigned __ballot_sync(unsigned mask, int pred) {
   for (unsigned l = 0; l < 32; ++l) r |= static_cast<unsigned>(v[l] != 0) << l;
   return r;
 }
-inline int __all_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) == 0xFFFFFFFFu; }
-inline int __any_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) != 0u; }
+inline int __all_sync(unsigned mask, int pred) {
+  const std::uint64_t* v = ::sieve_emu::warpExchange(mask, 7, pred != 0);
+  for (unsigned l = 0; l < 32; ++l)
+    if (v[l] == 0) return 0;
+  return 1;
+}
+inline int __any_sync(unsigned mask, int pred) {
+  const std::uint64_t* v = ::sieve_emu::warpExchange(mask, 8, pred != 0);
+  for (unsigned l = 0; l < 32; ++l)
+    if (v[l] != 0) return 1;
+  return 0;
+}
 template <class T>
 T __shfl_sync(unsigned mask, T var, int src, int width = 32) {
   ::sieve_emu::checkWidth(width);
