@@ -700,6 +700,36 @@ TEST(FindallMisuse, InsideAParallelRegionThrows) {
     }
   }
   EXPECT_EQ(caught, 2) << "over " << threads << " threads";
+  // A compaction whose Views are strided runs on the portable face, whose
+  // Kokkos kernels cannot run there either: it throws too; contiguous Views
+  // take the native twin, which can.
+  Kokkos::View<std::uint8_t**, TestMem> wide("wide", 1000, 2);
+  auto strided = Kokkos::subview(wide, Kokkos::ALL(), 0); // LayoutStride
+  Kokkos::deep_copy(wide, std::uint8_t(1));
+  DView<std::int32_t> map("map", 1000);
+  Kokkos::View<std::uint32_t, TestMem> kept("kept");
+  DView<unsigned char> scratch("scratch", sieve::compactScratchBytes(1000));
+  int stridedCaught = 0, contiguousRan = 0;
+#pragma omp parallel num_threads(2) reduction(+ : stridedCaught, contiguousRan)
+  {
+#pragma omp single
+    {
+      try {
+        sieve::compact(exec, strided, map, kept, scratch);
+      } catch (const std::invalid_argument& e) {
+        stridedCaught += std::string(e.what()).find("sieve::compact") != std::string::npos &&
+                         std::string(e.what()).find("parallel region") != std::string::npos;
+      }
+      kept() = 77u;
+      sieve::compact(exec, mask, map, kept, scratch); // synchronous on OpenMP
+      contiguousRan += kept() == 0u;
+    }
+  }
+  EXPECT_EQ(stridedCaught, 1);
+  EXPECT_EQ(contiguousRan, 1) << "the native twin runs inside the region";
+  sieve::compact(exec, strided, map, kept, scratch);
+  exec.fence();
+  EXPECT_EQ(kept(), 1000u) << "and outside it";
   // Outside the region both work.
   EXPECT_EQ(sieve::findall(exec, mask).extent(0), 0u);
   EXPECT_EQ(sieve::keys::scatter_dense(exec, keyed, 0, 9, scattered).num_elements(), 10);

@@ -17,6 +17,7 @@
 #include <sieve/core/tuning.hpp>
 #include <sieve/core/validate.hpp>
 #include <sieve/native/cuda/check.hpp>
+#include <sieve/native/cuda/impl/block.cuh>
 #include <sieve/native/cuda/impl/launch.cuh>
 #include <sieve/native/cuda/reorder.hpp>
 #include <sieve/native/cuda/scan.cuh>
@@ -28,15 +29,6 @@ namespace Impl {
 namespace {
 
 using Tuning::Cuda::kBlock;
-
-__device__ __forceinline__ std::int64_t globalIndex() {
-  return static_cast<std::int64_t>(blockIdx.x) * kBlock + threadIdx.x;
-}
-
-/// The stride of a grid-stride loop.
-__device__ __forceinline__ std::int64_t gridStride() {
-  return static_cast<std::int64_t>(gridDim.x) * kBlock;
-}
 
 __global__ void reorderBitsKernel(const std::uint8_t* mask, std::uint32_t flags, ReorderState s,
                                   std::uint32_t* bits, std::uint32_t* counts) {

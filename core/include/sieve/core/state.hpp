@@ -24,6 +24,11 @@ SIEVE_INLINE void reorderEpilogue(std::uint32_t* count, std::uint32_t* span, std
   if (fire != nullptr) *fire = 0u;
 }
 
+/// Whether a gated call runs: no gate word, or the word (e.g. the reorder's
+/// fire word, read on the face's own memory) is non-zero. The one gate rule
+/// of every gated kernel (reorder moves, the CUDA scan of a gated replay).
+SIEVE_INLINE bool gateOpen(const std::uint32_t* gate) { return gate == nullptr || *gate != 0u; }
+
 /// The state of one reorder call, in the memory of the face that runs it:
 /// the keep bits of the span (one word per 32 samples), the exclusive kept
 /// count before each word, the kept count of the span, and the span and fire
@@ -39,7 +44,7 @@ struct ReorderState {
   std::int64_t n;
 
   /// Whether the call moves anything (no fire word, or fire != 0).
-  SIEVE_INLINE bool active() const { return fire == nullptr || *fire != 0u; }
+  SIEVE_INLINE bool active() const { return gateOpen(fire); }
   /// The span the moves cover: the span word clamped to n.
   SIEVE_INLINE std::int64_t sp() const { return effectiveSpan(*span, n); }
   /// The kept count of the span (once computed).

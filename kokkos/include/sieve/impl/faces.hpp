@@ -12,10 +12,7 @@
 #pragma once
 
 #include <sieve/impl/common.hpp>
-
-#if defined(KOKKOS_ENABLE_OPENMP) && defined(_OPENMP)
-#include <omp.h>
-#endif
+#include <sieve/native/host/team.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -61,24 +58,32 @@ constexpr Face nativeFaceOf() {
   return Face::Portable;
 }
 
-/// A call that launches Kokkos kernels (findall, keys) cannot run on
-/// Kokkos::OpenMP from inside an OpenMP parallel region: Kokkos refuses (3.x)
-/// or may crash (4.x). It throws this instead, before anything is enqueued.
-/// (The native twins behind compact, reorder, restore and the scans run
-/// there.)
+/// A call that launches Kokkos kernels (findall, keys, and any primitive on
+/// the portable face) cannot run on Kokkos::OpenMP from inside an OpenMP
+/// parallel region: Kokkos refuses (3.x) or may crash (4.x). It throws this
+/// instead, before anything is enqueued. (The native twins behind compact,
+/// reorder, restore and the scans on contiguous Views run there.)
 template <class Exec>
 void checkKernelsAllowed(const char* fn) {
-#if defined(KOKKOS_ENABLE_OPENMP) && defined(_OPENMP)
+#if defined(KOKKOS_ENABLE_OPENMP)
   if constexpr (std::is_same_v<Exec, Kokkos::OpenMP>) {
-    if (omp_in_parallel())
+    if (hostInParallel())
       fail(fn,
            "called inside an OpenMP parallel region; Kokkos::OpenMP cannot launch the "
            "kernels this call needs there: call it outside the region (sieve::compact, "
-           "reorder, restore and the scans can run inside one)");
+           "reorder, restore and the scans on contiguous Views can run inside one)");
   }
 #else
   (void)fn;
 #endif
+}
+
+/// The public name of primitive P (for the errors of dispatch).
+constexpr const char* primitiveName(Primitive p) {
+  return p == Primitive::Compact   ? "sieve::compact"
+         : p == Primitive::Reorder ? "sieve::reorder"
+         : p == Primitive::Restore ? "sieve::restore"
+                                   : "sieve::scan";
 }
 
 /// The face a call of primitive P on Exec runs on, given whether its Views
@@ -100,6 +105,8 @@ void dispatch(bool contiguous, F&& f) {
       return;
     }
   }
+  // The portable face launches Kokkos kernels (e.g. strided Views on OpenMP).
+  checkKernelsAllowed<Exec>(primitiveName(P));
   f(FaceTag<Face::Portable>{});
 }
 

@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
   __shared__ T tile[tileElems];
   __shared__ T warpTotals[Tuning::Cuda::kWarps];
-  if (TileStatus::gatedOff(gate)) return;
+  if (!gateOpen(gate)) return;
   const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tileElems;
   const std::int64_t valid = loadTile(in, len, base, tile);
   const std::int64_t row = std::int64_t(threadIdx.x) * I;
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
   __shared__ T tile[tileElems];
   __shared__ T warpTotals[Tuning::Cuda::kWarps];
-  if (TileStatus::gatedOff(gate)) return;
+  if (!gateOpen(gate)) return;
   const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tileElems;
   const std::int64_t valid = loadTile(in, len, base, tile);
   T part[Tuning::Cuda::kScanItems<T>];
@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   __shared__ T warpTotals[Tuning::Cuda::kWarps];
   __shared__ long long sTile;
   __shared__ T sTotal, sPrefix;
-  if (gatedOff(gate)) return;
+  if (!gateOpen(gate)) return;
   if (threadIdx.x == 0)
     sTile = tiles > 1 ? static_cast<long long>(atomicAdd(tileCounter, 1u)) : 0;
   __syncthreads();

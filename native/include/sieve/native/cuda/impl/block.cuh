@@ -13,6 +13,16 @@ namespace Impl {
 
 inline constexpr unsigned kFullWarp = 0xFFFFFFFFu;
 
+/// This thread's index in a 1-D grid of Tuning::Cuda::kBlock threads a block.
+__device__ __forceinline__ std::int64_t globalIndex() {
+  return static_cast<std::int64_t>(blockIdx.x) * Tuning::Cuda::kBlock + threadIdx.x;
+}
+
+/// The stride of a grid-stride loop over such a grid.
+__device__ __forceinline__ std::int64_t gridStride() {
+  return static_cast<std::int64_t>(gridDim.x) * Tuning::Cuda::kBlock;
+}
+
 /// __shfl_up_sync for any arithmetic type of up to 8 bytes.
 template <class T>
 __device__ __forceinline__ T shflUp(T v, unsigned delta) {

@@ -2,9 +2,10 @@
 // Sieve (internal) — decoupled look-back over tile status words: the one
 // chaining of tiles shared by the single-pass compaction (compact.cu) and the
 // single-pass integer scan (scan.cuh), with the kernel that clears the words
-// before each launch and the gate every kernel of a gated replay reads.
+// before each launch (gated by core's gateOpen, as every kernel of a gated replay).
 #pragma once
 
+#include <sieve/core/state.hpp>
 #include <sieve/core/tuning.hpp>
 #include <sieve/native/cuda/impl/block.cuh>
 
@@ -118,12 +119,6 @@ __device__ __forceinline__ unsigned long long exclusivePrefix(const Status& stat
   }
 }
 
-/// Whether a gated launch is off: the gate word (a device uint32, e.g. the
-/// reorder's fire word) is 0. No gate: never off. Block-uniform.
-__device__ __forceinline__ bool gatedOff(const std::uint32_t* gate) {
-  return gate != nullptr && *gate == 0u;
-}
-
 /// Zero `words` words (tile counters and status words), unless gated
 /// off. A kernel, not cudaMemsetAsync: the scratch may be pinned or managed
 /// memory the device reaches, and a kernel node replays anywhere.
@@ -131,11 +126,8 @@ __device__ __forceinline__ bool gatedOff(const std::uint32_t* gate) {
 template <class Word>
 __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     clearWordsKernel(Word* p, std::int64_t words, const std::uint32_t* gate) {
-  if (gatedOff(gate)) return;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * Tuning::Cuda::kBlock;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * Tuning::Cuda::kBlock + threadIdx.x;
-       i < words; i += stride)
-    p[i] = 0;
+  if (!gateOpen(gate)) return; // block-uniform
+  for (std::int64_t i = globalIndex(); i < words; i += gridStride()) p[i] = 0;
 }
 
 } // namespace TileStatus
