@@ -7,15 +7,21 @@
 No Spack needed: the package is byte-compiled (valid Python), then executed with
 stand-ins for the Spack modules it imports, which record its directives. Checked:
   - the repository: spack/spack_repo/<namespace>/repo.yaml names that namespace;
-  - versions: `main` from git, and the project(VERSION) of CMakeLists.txt;
+  - versions: `main` from git (the way to build until a release exists), and no
+    version Spack cannot verify (a release needs commit= or sha256=: a bare tag
+    warns on every concretization); no release past project(VERSION);
   - variants: openmp, serial (Kokkos' backends), cuda + cuda_arch (CudaPackage), mpi;
-  - dependencies: kokkos@<the minimum CMakeLists.txt takes>:, kokkos+X when +X
-    for each backend, cuda_arch forwarded to Kokkos, conditions on Kokkos itself
-    with requires() (+cuda_lambda), and no dependency of sieve on itself;
+  - dependencies: the c and cxx compilers (nvcc runs the host C compiler, which in
+    Spack's build environment needs depends_on("c")), kokkos@<the minimum
+    CMakeLists.txt takes>:, kokkos+X when +X for each backend, cuda_arch forwarded
+    to Kokkos, conditions on Kokkos itself with requires() (+cuda_lambda; +wrapper
+    for +cuda with GCC, without which Kokkos' package refuses to build), and no
+    dependency of sieve on itself;
   - cmake_args() for several specs: every -DSIEVE_* it passes is an option of
-    CMakeLists.txt with an allowed value, every SIEVE_ENABLE_* option is decided,
-    the values follow the variants and run_tests, Kokkos_ROOT is Kokkos' prefix,
-    Kokkos' compiler is used for +cuda;
+    CMakeLists.txt (or a cache variable of tests/CMakeLists.txt) with an allowed
+    value, every SIEVE_ENABLE_* option is decided, the values follow the variants
+    and run_tests, Kokkos_ROOT is Kokkos' prefix, Kokkos' compiler is used for
+    +cuda, and a ~cuda build's tests look for no nvcc outside the spec;
   - the smoke test (build and run tests/downstream) hooks exist.
 Prints one line per check; exits 1 on any failure.
 """
@@ -205,8 +211,15 @@ def main():
     versions = {a[0]: k for a, k in calls("version")}
     check("main" in versions and versions["main"].get("branch") == "main" and getattr(cls, "git", None),
           "version main: the git repository's main branch")
+    unverifiable = sorted(v for v, k in versions.items()
+                          if not k.get("branch") and not k.get("commit") and not k.get("sha256"))
+    check(not unverifiable, f"every release verifiable by Spack: commit= or sha256= (not: {unverifiable})")
     project_version = re.search(r"project\(Sieve\s+VERSION\s+([0-9.]+)", cmakelists).group(1)
-    check(project_version in versions, f"version {project_version} (project(VERSION) of CMakeLists.txt)")
+    releases = sorted(v for v, k in versions.items() if not k.get("branch"))
+    def vtuple(v):
+        return tuple(int(x) for x in re.findall(r"\d+", v))
+    check(all(vtuple(v) <= vtuple(project_version) for v in releases),
+          f"releases {releases}: none past project(VERSION) {project_version} of CMakeLists.txt")
 
     variants = {a[0]: k for a, k in calls("variant")}
     for v in ("openmp", "serial"):
@@ -216,6 +229,9 @@ def main():
     backends = ["openmp", "serial", "cuda"]
 
     deps = [(a[0], k.get("when"), k.get("type")) for a, k in calls("depends_on")]
+    check(("cxx", None, "build") in deps, "depends_on('cxx', type='build')")
+    check(("c", None, "build") in deps,
+          "depends_on('c', type='build'): nvcc's host preprocessing through Spack's compiler wrapper")
     kokkos_min = re.search(r"Kokkos_VERSION VERSION_LESS ([0-9.]+)", cmakelists).group(1)
     check((f"kokkos@{kokkos_min}:", None, None) in deps, f"depends_on('kokkos@{kokkos_min}:') (CMakeLists.txt's minimum)")
     for b in backends:
@@ -230,8 +246,21 @@ def main():
     check(any("^kokkos" in r and "+cuda_lambda" in r and "+cuda" in w for r, w in reqs),
           "requires('^kokkos+cuda_lambda', when='+cuda ...'): a condition on Kokkos itself")
 
+    def cuda_gcc(when):
+        toks = (when or "").split()
+        return "+cuda" in toks and "%gcc" in toks
+
+    wrapper = ([r for r, w in reqs if re.fullmatch(r"\^kokkos\s*\+wrapper", r) and cuda_gcc(w)] +
+               [d for d, w, t in deps if d == "kokkos+wrapper" and cuda_gcc(w)])
+    check(bool(wrapper),
+          "Kokkos +wrapper for +cuda %gcc (requires('^kokkos+wrapper') or depends_on('kokkos+wrapper')): "
+          "Kokkos' package builds CUDA with GCC only through nvcc_wrapper")
+
     # 3. cmake_args() against CMakeLists.txt's options
     opts = cmake_options(cmakelists)
+    tests_cmakelists = open(os.path.join(ROOT, "tests", "CMakeLists.txt")).read()
+    # Cache variables of the tests' own (the nvcc install.cpu_only uses): any path.
+    test_vars = {m.group(1) for m in re.finditer(r"find_program\((SIEVE_\w+)", tests_cmakelists)}
     check({"SIEVE_ENABLE_TESTS", "SIEVE_ENABLE_OPENMP", "SIEVE_ENABLE_CUDA", "SIEVE_ENABLE_BENCHMARKS"} <= set(opts),
           f"CMakeLists.txt options found: {sorted(opts)}")
     check("BUILD_TESTING" in cmakelists, "CMakeLists.txt follows BUILD_TESTING")
@@ -256,7 +285,9 @@ def main():
         label = " ".join(("+" if v else "~") + k for k, v in case.items() if isinstance(v, bool))
         label += f" run_tests={run_tests}"
         for name, value in defs.items():
-            if name.startswith("SIEVE_"):
+            if name in test_vars:
+                check(run_tests, f"[{label}] -D{name}={value}: a variable of the tests, only with them")
+            elif name.startswith("SIEVE_"):
                 allowed = opts.get(name, "missing")
                 ok = allowed != "missing" and (value in ("ON", "OFF") if allowed is None else value in allowed)
                 check(ok, f"[{label}] -D{name}={value}: a CMakeLists.txt option, an allowed value")
@@ -275,6 +306,9 @@ def main():
             check(defs.get(name) == value, f"[{label}] {name}={defs.get(name)} (want {value})")
         if not case["cuda"]:
             check("CMAKE_CXX_COMPILER" not in defs, f"[{label}] the compiler is Spack's own")
+        if not case["cuda"] and run_tests:
+            check("SIEVE_TEST_NVCC" in test_vars and defs.get("SIEVE_TEST_NVCC") == "",
+                  f"[{label}] SIEVE_TEST_NVCC='' (no nvcc outside the spec for the tests)")
 
     # 4. the smoke test
     hooks = {name: getattr(fn, "_spack_hooks", []) for name, fn in vars(cls).items() if callable(fn)}

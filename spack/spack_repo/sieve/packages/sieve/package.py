@@ -4,6 +4,8 @@
 #   spack repo add <checkout>/spack/spack_repo/sieve
 #   spack install sieve+openmp                 # host: OpenMP twins + Kokkos' OpenMP
 #   spack install sieve+cuda cuda_arch=90      # + the native CUDA face, Kokkos' CUDA
+#                                              #   (with GCC: Kokkos +wrapper, implied)
+#   spack dev-build --test=root -d <checkout> sieve@main+openmp   # a checkout, with tests
 #
 # Sieve's backends are Kokkos' backends: each variant asks the same of Kokkos, and
 # the installed SieveConfig.cmake checks that consumers use this very Kokkos.
@@ -18,7 +20,7 @@ from spack.package import *
 
 #: PLACEHOLDER: where Sieve's git repository will be published. Change it here
 #: (one place) when it is; until then use `spack dev-build -d <checkout>` or
-#: `spack develop`, which build a local checkout and fetch nothing.
+#: `spack develop` with `sieve@main`, which build a local checkout and fetch nothing.
 SIEVE_GIT = "https://github.com/sieve-hpc/sieve.git"
 
 
@@ -32,11 +34,13 @@ class Sieve(CMakePackage, CudaPackage):
 
     license("Apache-2.0")
 
+    # The one version until a release is published: the main branch. A release is
+    # added only in a form Spack can verify, e.g. for the top-level CMakeLists.txt's
+    # project(VERSION) 0.1.0, once its tag exists at SIEVE_GIT:
+    #   version("0.1.0", tag="v0.1.0", commit="<the tag's 40-hex commit>")
+    # (or a release tarball's url= and sha256=); never a bare tag (unverifiable:
+    # Spack warns on every concretization and cannot fetch it here).
     version("main", branch="main")
-    # The release in the top-level CMakeLists.txt's project(VERSION). A git tag,
-    # not a tarball: no release tarball exists yet, so no sha256 can be known.
-    # Add commit="<sha of the tag>" once the tag is published.
-    version("0.1.0", tag="v0.1.0")
 
     # Kokkos' backends. Sieve has no backend of its own: its Kokkos API runs on
     # every backend Kokkos has (native CUDA on Cuda, the OpenMP twins on OpenMP,
@@ -49,6 +53,11 @@ class Sieve(CMakePackage, CudaPackage):
                         "offsets and rebalancing across MPI ranks")
 
     depends_on("cxx", type="build")
+    # nvcc runs the host C compiler (`gcc -E`) to learn its properties: for +cuda,
+    # and for a test that finds a CUDA toolkit. In Spack's build environment that
+    # compiler is Spack's wrapper, which needs the c dependency (else "SPACK_CC_*
+    # variables not set").
+    depends_on("c", type="build")
     depends_on("cmake@3.16:", type="build")
     depends_on("googletest", type="test")
 
@@ -66,6 +75,14 @@ class Sieve(CMakePackage, CudaPackage):
     # Conditions on Kokkos itself: device lambdas (always on from Kokkos 5).
     requires("^kokkos+cuda_lambda", when="+cuda ^kokkos@:4",
              msg="Sieve's Kokkos API launches device lambdas: Kokkos needs +cuda_lambda")
+    # Kokkos' package builds +cuda with GCC only through nvcc_wrapper (its
+    # cmake_args stop otherwise: "Kokkos requires +wrapper when using +cuda without
+    # %clang, %cce or +cmake_lang"), and Sieve then compiles with the same
+    # kokkos_cxx: so `spack install sieve+cuda cuda_arch=90` alone concretizes to a
+    # Kokkos that builds.
+    requires("^kokkos+wrapper", when="+cuda %gcc",
+             msg="Sieve +cuda with GCC: Kokkos' package builds CUDA with GCC only "
+                 "through nvcc_wrapper (^kokkos+wrapper)")
 
     test_requires_compiler = True
 
@@ -82,6 +99,12 @@ class Sieve(CMakePackage, CudaPackage):
             self.define("SIEVE_ENABLE_BENCHMARKS", False),
             self.define("SIEVE_ENABLE_FUZZER", False),  # a developer tool (clang, libFuzzer)
         ]
+        if self.run_tests and not spec.satisfies("+cuda"):
+            # The tests use only what the spec has: install.cpu_only would otherwise
+            # look for the machine's nvcc (/usr/local/cuda/bin, PATH) to configure a
+            # CUDA case, with a toolkit that is no dependency of a ~cuda spec (and that
+            # may not accept Spack's compiler). Set, the search is skipped.
+            args.append(self.define("SIEVE_TEST_NVCC", ""))
         if spec.satisfies("+cuda"):
             # Kokkos' own compiler (nvcc_wrapper unless Kokkos was built with clang).
             args.append(self.define("CMAKE_CXX_COMPILER", kokkos.package.kokkos_cxx))
