@@ -15,6 +15,8 @@
 #include <sieve/graph.hpp>
 #include <sieve/sieve.hpp>
 
+#include "hash.hpp"
+
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Timer.hpp>
 
@@ -39,20 +41,7 @@ struct Options {
   bool graph = false;       // run each step as a sieve::Graph
 };
 
-/// A counter-based hash: the same bits on every backend and on the host.
-KOKKOS_INLINE_FUNCTION std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 31;
-  x *= 0x7FB5D329728EA185ull;
-  x ^= x >> 27;
-  x *= 0x81DADEF4BC2DD44Dull;
-  x ^= x >> 33;
-  return x;
-}
-KOKKOS_INLINE_FUNCTION double uniform(std::uint64_t seed, std::int64_t id, int step, int salt) {
-  const std::uint64_t h = mix(seed ^ mix(static_cast<std::uint64_t>(id) * 4 + salt) ^
-                              (static_cast<std::uint64_t>(step) << 40));
-  return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
-}
+using sieve_example::uniform;
 
 /// One step of one live particle: a flight, an energy loss, maybe absorption.
 /// Written once, run on the device and replayed on the host.

@@ -252,7 +252,7 @@ if [ "$variant" = sanitize ]; then
   targets=(sieve_test_host sieve_test_core sieve_test_serial sieve_test_crossbackend)
   # (the target list in a variable: `| grep -q` would end cmake with SIGPIPE under pipefail)
   help="$(cmake --build "$build_dir" --target help)"
-  [[ "$help" != *sieve_test_mpi_serial* ]] || targets+=(sieve_test_mpi_serial)
+  [[ "$help" != *sieve_test_mpi_serial* ]] || targets+=(sieve_test_mpi_serial sieve_test_mpi_self_serial)
   # The native CUDA face on the CPU emulator: AddressSanitizer as memcheck.
   [[ "$help" != *sieve_test_cuda_emulated* ]] || targets+=(sieve_test_cuda_emulated)
   cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"

@@ -31,5 +31,9 @@ void misuse() {
 #elif SIEVE_CASE == 7 // an index map of the wrong type
   Kokkos::View<std::int64_t*> map64("map64", 1);
   sieve::compact(exec, mask, map64, count, scratch);
+#elif SIEVE_CASE == 8 // spawn slots of the wrong type
+  sieve::Population<Exec> pop("p", exec, 1);
+  Kokkos::View<std::int64_t*> slots64("slots64", 1);
+  pop.spawn(exec, 1, slots64);
 #endif
 }

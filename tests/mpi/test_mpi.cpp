@@ -14,10 +14,12 @@
 #include "../kokkos/backend.hpp"
 
 #include <sieve/mpi.hpp>
+#include <sieve/population.hpp>
 
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -58,7 +60,7 @@ struct World {
   std::int64_t begin(int r) const { return begins[r]; }
 };
 
-enum class Scenario { random, dead_ranks, one_rank_holds_all, empty, indivisible };
+enum class Scenario { random, dead_ranks, one_rank_holds_all, empty, indivisible, large };
 
 const char* name(Scenario s) {
   switch (s) {
@@ -67,6 +69,7 @@ const char* name(Scenario s) {
   case Scenario::one_rank_holds_all: return "one_rank_holds_all";
   case Scenario::empty: return "empty";
   case Scenario::indivisible: return "indivisible";
+  case Scenario::large: return "large";
   }
   return "?";
 }
@@ -83,6 +86,7 @@ World makeWorld(Scenario s, int p, std::uint64_t seed, double keep) {
     case Scenario::one_rank_holds_all: w.sizes[r] = r == p - 1 ? 5003 : 0; break;
     case Scenario::empty: w.sizes[r] = 0; break;
     case Scenario::indivisible: w.sizes[r] = 1001 + 7 * r; break;
+    case Scenario::large: w.sizes[r] = 9000 + 11 * r; break;
     }
   }
   w.begins.assign(p + 1, 0);
@@ -534,6 +538,284 @@ TEST(MpiMisuse, ANullCommunicator) {
   DView<std::int32_t> id("id", 4);
   EXPECT_THROW(sieve::mpi::rebalance(exec, MPI_COMM_NULL, mask, id), std::invalid_argument);
   EXPECT_THROW(sieve::mpi::findall(exec, MPI_COMM_NULL, mask), std::invalid_argument);
+}
+
+// --- the mask's tail after a rebalance: no ghost samples ------------------------------------
+
+/// The case a transport mini-app hit: ranks of 4096 samples, rank 0 full, the
+/// others holding 100. After the rebalance the next compaction of the mask
+/// (a plane) counts exactly the samples the rank holds, on every rank.
+TEST(MpiRebalance, TheMaskTailReadsDeadSoTheNextCompactionCountsNoGhosts) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  const std::int64_t n = 4096;
+  for (const auto polarity : {sieve::MaskPolarity::keep, sieve::MaskPolarity::drop}) {
+    const bool drop = polarity == sieve::MaskPolarity::drop;
+    const std::uint8_t live = drop ? 0 : 5, dead = drop ? 7 : 0;
+    std::vector<std::uint8_t> m(n, dead);
+    std::vector<std::int32_t> ids(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+      ids[i] = static_cast<std::int32_t>(rank * n + i);
+      if (rank == 0 || i % 40 == 0) m[i] = live; // rank >= 1: 103 of 4096
+    }
+    DView<std::uint8_t> mask = toDevice(m, "mask");
+    DView<std::int32_t> id = toDevice(ids, "id");
+    const auto g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, polarity, mask, id);
+    const std::int64_t total = n + (p - 1) * 103;
+    EXPECT_EQ(g.total, total);
+    EXPECT_EQ(g.local, shareBegin(total, p, rank + 1) - shareBegin(total, p, rank));
+    const auto after = toHost(mask);
+    std::int64_t wrong = 0;
+    for (std::size_t k = 0; k < after.size(); ++k)
+      wrong += static_cast<std::int64_t>(k) < g.local ? after[k] != live
+                                                      : (after[k] != 0) != drop; // reads dead
+    EXPECT_EQ(wrong, 0) << "rank " << rank << ": mask bytes past local must read dead";
+    DView<std::int32_t> map("map", mask.extent(0));
+    Word count("count");
+    Bytes scratch("scratch", sieve::compact_scratch_bytes(mask.extent(0)));
+    sieve::compact(exec, mask, polarity, map, count, scratch);
+    EXPECT_EQ(static_cast<std::int64_t>(read(count)), g.local) << "ghost samples on rank " << rank;
+  }
+}
+
+// --- a Population across the ranks ---------------------------------------------------------
+
+/// This rank's slice of a World in planes of `room` slots; slots past the
+/// slice are dead (mask 0) with id -1.
+Planes roomyPlanes(const World& w, int rank, std::int64_t room) {
+  const std::int64_t n = w.sizes[rank], b = w.begin(rank);
+  auto grow = [&](auto v, auto fill) {
+    v.resize(room, fill);
+    return v;
+  };
+  return Planes{toDevice(grow(slice(w.mask, b, n), std::uint8_t(0)), "mask"),
+                toDevice(grow(slice(w.id, b, n), std::int32_t(-1)), "id"),
+                toDevice(grow(slice(w.x, b, n), 0.0), "x"),
+                toDevice(grow(slice(w.tag, b, n), std::uint16_t(0)), "tag"),
+                toDevice(grow(slice(w.pair, b, n), Pair{0, 0}), "pair")};
+}
+
+std::int64_t roomFor(const World& w, int p) {
+  std::int64_t room = 4200; // >= 4096: the trigger may fire
+  for (const std::int64_t s : w.sizes) room = std::max(room, s);
+  return std::max<std::int64_t>(room, static_cast<std::int64_t>(survivors(w).size()) / p + 1);
+}
+
+/// The Population's state after a rebalance: born again on `local` samples.
+void expectBornAgain(const sieve::Population<TestExec>& pop, std::int64_t local) {
+  EXPECT_EQ(static_cast<std::int64_t>(read(pop.count())), local);
+  EXPECT_EQ(static_cast<std::int64_t>(read(pop.trigger().span)), local);
+  EXPECT_EQ(read(pop.trigger().fire), 0u);
+  const auto perm = toHost(pop.perm());
+  const auto inv = toHost(pop.inv());
+  const auto map = toHost(pop.index_map());
+  std::int64_t wrong = 0;
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    wrong += perm[i] != static_cast<std::int32_t>(i) || inv[i] != static_cast<std::int32_t>(i) ||
+             (static_cast<std::int64_t>(i) < local && map[i] != static_cast<std::int32_t>(i));
+  EXPECT_EQ(wrong, 0) << "perm / inv / index map not the identity";
+}
+
+TEST(MpiPopulation, RebalanceMovesInSampleOrderWhateverTheReorders) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  sieve::mpi::RebalanceWorkspace<TestExec> ws("pop_ws");
+  forEachWorld(900, [&](const World& w) {
+    for (const bool reorder : {false, true}) {
+      SCOPED_TRACE(reorder ? "after a reorder" : "no reorder");
+      const std::int64_t room = roomFor(w, p);
+      Planes pl = roomyPlanes(w, rank, room);
+      sieve::Population<TestExec> pop("mpi_pop", exec, room, {0.99f});
+      const auto planes = sieve::planes(pl.mask, pl.id, pl.x, pl.tag, pl.pair);
+      const auto c = sieve::mpi::compact(exec, MPI_COMM_WORLD, pop, pl.mask);
+      std::int64_t mine = 0;
+      for (std::int64_t i = 0; i < w.sizes[rank]; ++i) mine += w.mask[w.begin(rank) + i] != 0;
+      EXPECT_EQ(c.local, mine);
+      EXPECT_EQ(c.total, static_cast<std::int64_t>(survivors(w).size()));
+      if (reorder) pop.reorder(exec, planes);
+      const auto g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, ws, pop, planes);
+      expectRebalanced(w, pl, g, p, rank);
+      expectBornAgain(pop, g.local);
+      const auto mask = toHost(pl.mask);
+      std::int64_t ghosts = 0;
+      for (std::int64_t k = g.local; k < room; ++k) ghosts += mask[k] != 0;
+      EXPECT_EQ(ghosts, 0);
+      // The next steps see exactly the moved samples; a restore keeps them.
+      EXPECT_EQ(static_cast<std::int64_t>(pop.compact(exec, pl.mask)), g.local);
+      pop.reorder(exec, planes);
+      pop.restore(exec, planes);
+      expectRebalanced(w, pl, g, p, rank);
+    }
+  });
+}
+
+/// Steps of kill + spawn + compact + reorder + rebalance of a Population
+/// against a model of the global set (samples by id, ordered by where they
+/// stand), at every rank count.
+TEST(MpiPopulation, StepsWithSpawnsAndRebalancesStayTheModel) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  // Every rank keeps more than 4096 samples: the trigger (theta 0.99) fires
+  // at every step, so spawned samples land in slots out of sample-id order.
+  const World w = makeWorld(Scenario::large, p, 515, 0.8);
+  const std::int64_t room = 12000;
+  Planes pl = roomyPlanes(w, rank, room);
+  sieve::Population<TestExec> pop("steps", exec, room, {0.99f});
+  const auto planes = sieve::planes(pl.mask, pl.id, pl.x, pl.tag, pl.pair);
+  sieve::mpi::RebalanceWorkspace<TestExec> ws;
+  sieve::mpi::compact(exec, MPI_COMM_WORLD, pop, pl.mask);
+  // The model: the global survivors' ids in global order.
+  std::vector<std::int32_t> model;
+  for (const std::int64_t s : survivors(w)) model.push_back(w.id[s]);
+  std::int32_t nextId = 1 << 20;
+  DView<std::int32_t> slots("slots", 64);
+  for (int step = 0; step < 4; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    // Each rank kills its samples whose id % 5 == step and spawns 7 + rank
+    // new ones (ids from nextId, by rank).
+    auto mask = toHost(pl.mask);
+    auto id = toHost(pl.id);
+    for (std::int64_t i = 0; i < room; ++i)
+      if (mask[i] != 0 && id[i] % 5 == step) mask[i] = 0;
+    Kokkos::deep_copy(pl.mask, toDevice(mask));
+    sieve::mpi::compact(exec, MPI_COMM_WORLD, pop, pl.mask);
+    if (step < 3) EXPECT_EQ(read(pop.trigger().fire), 1u); // then fewer than 4096 are left
+    pop.reorder(exec, planes);
+    const std::int64_t k = 7 + rank;
+    pop.spawn(exec, k, slots);
+    const auto got = toHost(slots);
+    id = toHost(pl.id);
+    for (std::int64_t i = 0; i < k; ++i) id[got[i]] = nextId + rank * 100 + static_cast<int>(i);
+    Kokkos::deep_copy(pl.id, toDevice(id));
+    // This rank's survivors in sample-id order (perm: slot -> sample id): the
+    // order a Population's rebalance moves them in.
+    const auto perm = toHost(pop.perm());
+    mask = toHost(pl.mask);
+    std::vector<std::pair<std::int32_t, std::int32_t>> bySample;
+    for (std::int64_t i = 0; i < room; ++i)
+      if (mask[i] != 0) bySample.emplace_back(perm[i], id[i]);
+    std::sort(bySample.begin(), bySample.end());
+    std::vector<std::int32_t> mine;
+    for (const auto& e : bySample) mine.push_back(e.second);
+    const auto g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, ws, pop, planes);
+    const auto now = toHost(pl.id);
+    // Both gathered on every rank: the moved slices and the expected order.
+    auto gather = [&](const std::vector<std::int32_t>& v, int count) {
+      std::vector<int> counts(p), displs(p, 0);
+      MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+      for (int q = 1; q < p; ++q) displs[q] = displs[q - 1] + counts[q - 1];
+      std::vector<std::int32_t> all(static_cast<std::size_t>(displs[p - 1] + counts[p - 1]));
+      MPI_Allgatherv(v.data(), count, MPI_INT32_T, all.data(), counts.data(), displs.data(),
+                     MPI_INT32_T, MPI_COMM_WORLD);
+      return all;
+    };
+    const auto all = gather(now, static_cast<int>(g.local));
+    EXPECT_EQ(all, gather(mine, static_cast<int>(mine.size())))
+        << "the ranks' survivors in sample-id order, one rank after another";
+    // The model: the old survivors keep their global order, every spawned
+    // sample arrives once.
+    std::vector<std::int32_t> kept;
+    for (const std::int32_t v : model)
+      if (v % 5 != step) kept.push_back(v);
+    std::vector<std::int32_t> old, spawned;
+    for (const std::int32_t v : all) (v >= nextId ? spawned : old).push_back(v);
+    EXPECT_EQ(old, kept) << "the survivors keep their global order";
+    std::sort(spawned.begin(), spawned.end());
+    std::vector<std::int32_t> want;
+    for (int q = 0; q < p; ++q)
+      for (int i = 0; i < 7 + q; ++i) want.push_back(nextId + q * 100 + i);
+    EXPECT_EQ(spawned, want) << "every spawned sample arrived once";
+    expectBornAgain(pop, g.local);
+    model = all;
+    nextId += 1 << 16;
+  }
+}
+
+TEST(MpiMisuse, APopulationWithoutRoomOrMaskOrCompaction) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  const World w = makeWorld(Scenario::one_rank_holds_all, p, 616, 0.7);
+  // Each rank's population has exactly its slice's slots: rank 0 holds none
+  // (when p > 1) and has no room for its share.
+  {
+    Planes pl = localPlanes(w, rank);
+    sieve::Population<TestExec> pop("tight", exec, w.sizes[rank]);
+    const auto planes = sieve::planes(pl.mask, pl.id, pl.x);
+    sieve::mpi::compact(exec, MPI_COMM_WORLD, pop, pl.mask);
+    if (p > 1) {
+      expectAllThrow([&] { sieve::mpi::rebalance(exec, MPI_COMM_WORLD, pop, planes); }, -1, "",
+                     "a Population never grows");
+      const auto id = toHost(pl.id);
+      EXPECT_EQ(id, slice(w.id, w.begin(rank), w.sizes[rank])) << "nothing moved";
+    }
+  }
+  const std::int64_t room = roomFor(w, p);
+  Planes pl = roomyPlanes(w, rank, room);
+  // No compaction yet on the last rank.
+  {
+    sieve::Population<TestExec> pop("late", exec, room);
+    if (rank != p - 1) pop.compact(exec, pl.mask);
+    expectAllThrow(
+        [&] { sieve::mpi::rebalance(exec, MPI_COMM_WORLD, pop, sieve::planes(pl.mask, pl.id)); },
+        p - 1, "call compact first", "sieve::mpi::rebalance");
+  }
+  // The plane set without the mask on rank 0.
+  {
+    sieve::Population<TestExec> pop("maskless", exec, room);
+    pop.compact(exec, pl.mask);
+    expectAllThrow(
+        [&] {
+          if (rank == 0) sieve::mpi::rebalance(exec, MPI_COMM_WORLD, pop, sieve::planes(pl.id));
+          else sieve::mpi::rebalance(exec, MPI_COMM_WORLD, pop, sieve::planes(pl.mask, pl.id));
+        },
+        0, "must hold the population's mask", "sieve::mpi::rebalance");
+  }
+  // Another plane set than the reorders moved, on the last rank.
+  {
+    sieve::Population<TestExec> pop("moved", exec, room, {0.99f});
+    pop.compact(exec, pl.mask);
+    pop.reorder(exec, sieve::planes(pl.mask, pl.id, pl.x));
+    expectAllThrow(
+        [&] {
+          if (rank == p - 1)
+            sieve::mpi::rebalance(exec, MPI_COMM_WORLD, pop, sieve::planes(pl.mask, pl.id));
+          else
+            sieve::mpi::rebalance(exec, MPI_COMM_WORLD, pop, sieve::planes(pl.mask, pl.id, pl.x));
+        },
+        p - 1, "another set of planes", "sieve::mpi::rebalance");
+  }
+}
+
+/// Ranks in different sieve::mpi calls: every rank throws naming the calls,
+/// none hangs or aborts.
+TEST(MpiMisuse, RanksInDifferentCallsAllThrow) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  if (p == 1) return; // one rank is always in one call
+  const World w = makeWorld(Scenario::indivisible, p, 717, 0.5);
+  Local l(w, rank);
+  Planes pl = localPlanes(w, rank);
+  const std::int64_t room = roomFor(w, p);
+  Planes roomy = roomyPlanes(w, rank, room);
+  sieve::Population<TestExec> pop("calls", exec, room);
+  pop.compact(exec, roomy.mask);
+  auto compact = [&] {
+    sieve::mpi::compact(exec, MPI_COMM_WORLD, l.mask, l.map, l.count, l.scratch);
+  };
+  auto findall = [&] { sieve::mpi::findall(exec, MPI_COMM_WORLD, l.mask); };
+  auto rebalance = [&] { sieve::mpi::rebalance(exec, MPI_COMM_WORLD, l.mask, pl.id, pl.x); };
+  auto popCompact = [&] { sieve::mpi::compact(exec, MPI_COMM_WORLD, pop, roomy.mask); };
+  expectAllThrow([&] { rank == 0 ? compact() : rebalance(); }, -1, "",
+                 "in different sieve::mpi calls");
+  expectAllThrow([&] { rank == p - 1 ? findall() : compact(); }, -1, "",
+                 "in different sieve::mpi calls");
+  expectAllThrow([&] { rank == 0 ? popCompact() : compact(); }, -1, "",
+                 "sieve::mpi::compact (of a Population)");
+  // Nothing moved, and the communicator still works.
+  const auto id = toHost(pl.id);
+  EXPECT_EQ(id, slice(w.id, w.begin(rank), w.sizes[rank]));
+  const auto g = sieve::mpi::compact(exec, MPI_COMM_WORLD, l.mask, l.map, l.count, l.scratch);
+  EXPECT_EQ(g.total, static_cast<std::int64_t>(survivors(w).size()));
 }
 
 } // namespace

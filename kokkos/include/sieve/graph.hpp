@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve — sieve::Graph: a step built once and launched many times. Nodes:
-// compaction (+ trigger), reorder and restore of a Population, scans, and
+// compaction (+ trigger), spawn, reorder and restore of a Population, scans, and
 // user kernels; their scratch comes from one ScratchArena (the peak of the
 // nodes' needs, not the sum). Nothing is allocated per launch; the Views the
 // nodes name are read at every launch (a mask changed between launches is
@@ -101,6 +101,24 @@ class Graph {
     auto st = pop.s_;
     return add("restore", after, slot, [st, planes](const ExecSpace& exec, const Scratch& s) {
       Population<ExecSpace>::restoreWith(*st, exec, s, planes);
+    });
+  }
+
+  /// A spawn of `k` (a device word, read at every launch) samples into
+  /// `pop`'s free slots (Population::spawn_async: slots(i) receives the
+  /// i-th; pop.spawned() reads k, or 0 when fewer than k slots were free or
+  /// k > slots.extent(0), and then nothing changed). A compaction must
+  /// follow before the next reorder. Returns the node.
+  template <class Slots>
+  node spawn(const Population<ExecSpace>& pop, const typename Population<ExecSpace>::count_view& k,
+             const Slots& slots, const deps& after = {}) {
+    auto& ps = pop.state("Graph::spawn");
+    Population<ExecSpace>::checkSlots("sieve::Graph::spawn", slots);
+    const int slot = reserve("spawn", spawnScratchBytes(ps.n));
+    auto st = pop.s_;
+    return add("spawn", after, slot, [st, k, slots](const ExecSpace& exec, const Scratch& s) {
+      Population<ExecSpace>::spawnWith(*st, exec, s, k, slots,
+                                       static_cast<std::int64_t>(slots.extent(0)), true);
     });
   }
 

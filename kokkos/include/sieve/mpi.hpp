@@ -4,9 +4,11 @@
 // samples on its own execution space.
 //
 //   Global mpi::compact([label,] exec, comm, mask[, polarity], index_map, count, scratch[,
-//   trigger]) FindallResult<View> mpi::findall([label,] exec, comm, mask) FindallResult<View>
-//   mpi::findall([label,] exec, comm, pred, view) Global mpi::rebalance([label,] exec, comm, mask[,
-//   polarity], planes...)
+//   trigger]) Global mpi::compact([label,] exec, comm, population, mask[, polarity])
+//   FindallResult<View> mpi::findall([label,] exec, comm, mask)
+//   FindallResult<View> mpi::findall([label,] exec, comm, pred, view)
+//   Global mpi::rebalance([label,] exec, comm[, workspace], mask[, polarity], planes...)
+//   Global mpi::rebalance([label,] exec, comm[, workspace], population, planes)
 //
 // Global order: the ranks' samples one after another, rank 0's first. Every
 // call is collective over `comm` (every rank calls it, in the same order) and
@@ -16,9 +18,13 @@
 // std::invalid_argument naming it), and no rank hangs. Not agreed: MPI not
 // initialized, MPI_COMM_NULL or an intercommunicator (every rank passes the
 // same communicator, so they fail together) and MPI's own errors (its default
-// handler ends the job).
+// handler ends the job). Every call starts with the same handshake (one
+// MPI_Iallreduce of two int64 naming the call): ranks in different sieve::mpi
+// calls all throw std::invalid_argument naming them, none hangs in mismatched
+// collectives; a rank whose peers never join throws after $SIEVE_MPI_TIMEOUT
+// seconds (300 when unset).
 //
-// Costs per call: compact / findall add one round of three non-blocking
+// Costs per call (besides the handshake): compact / findall add one round of three non-blocking
 // collectives of a few int64 (MPI_Iallreduce x2 + MPI_Iexscan) after a host
 // read of the local count; rebalance adds one MPI_Allgather of four int64 per
 // rank, one MPI_Allreduce of an int, and one MPI_Alltoallv of the survivors'
@@ -30,6 +36,7 @@
 #include <sieve/compact.hpp>
 #include <sieve/findall.hpp>
 #include <sieve/impl/mpi/exchange.hpp>
+#include <sieve/population.hpp>
 #include <sieve/reorder.hpp>
 
 #include <array>
@@ -84,6 +91,7 @@ class RebalanceWorkspace {
   Kokkos::View<unsigned char*, Kokkos::HostSpace> hsend,
       hrecv; // staging when MPI cannot read the space
   Kokkos::View<sieve::Impl::ExchangeBlock*, memory_space> sends, recvs;
+  Kokkos::View<std::uint8_t*, memory_space> order; // a Population's mask in sample-id order
 };
 
 namespace Impl {
@@ -107,6 +115,7 @@ Global compactEntry(const std::string& label, const Exec& exec, MPI_Comm comm, c
                 "sieve::mpi::compact: the arguments are compact([label,] exec, comm, mask[, "
                 "polarity], index_map, count, scratch[, trigger])");
   checkComm(fn, comm);
+  handshake(fn, comm, Call::compact);
   const Region region(Names(label, fn).prefix);
   Attempt mine;
   std::int64_t local = 0;
@@ -147,6 +156,7 @@ auto findallEntry(const std::string& label, const Exec& exec, MPI_Comm comm, con
                 "sieve::mpi::findall: it returns the global linear indices in a new View; "
                 "sieve::into is not one of its options");
   checkComm(fn, comm);
+  handshake(fn, comm, Call::findall);
   const Region region(Names(label, fn).prefix);
   Attempt mine;
   Result indices;
@@ -206,55 +216,27 @@ void forEachPlane(Tuple& t, F&& f, std::index_sequence<J...>) {
   (f(std::integral_constant<std::size_t, J>{}, std::get<J>(t)), ...);
 }
 
-template <class Exec, class Mask, class... Planes>
-Global rebalanceRun(const std::string& label, const Exec& exec, MPI_Comm comm,
-                    RebalanceWorkspace<Exec>& ws, const Mask& mask, MaskPolarity polarity,
-                    Planes&... planes) {
-  constexpr const char* fn = "sieve::mpi::rebalance";
-  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-  constexpr int N = static_cast<int>(sizeof...(Planes));
-  static_assert(N > 0,
-                "sieve::mpi::rebalance: give the planes to move after the mask (and polarity)");
-  static_assert((!std::is_const_v<Planes> && ...),
-                "sieve::mpi::rebalance: every plane must be a non-const View variable (an lvalue): "
-                "the call writes it, and gives it a new allocation when it is too short");
-  constexpr int bad = sieve::Impl::firstBadPlane<Exec, std::remove_const_t<Planes>...>();
-  static_assert(bad < 0,
-                "sieve::mpi::rebalance: every plane must be a writable rank-1 View of "
-                "trivially-copyable 1, 2, 4, 8 or 16-byte elements, accessible from the "
-                "execution space (on Kokkos < 4.4 a View of Kokkos::Array must be "
-                "LayoutRight)");
-  checkComm(fn, comm);
-  const Names names(label, fn);
-  const Names wsNames(ws.label, fn);
-  const Region region(names.prefix);
+/// Fill bytes [from, to) of a mask plane with the byte that reads as dead.
+struct FillDead {
+  unsigned char* mask;
+  unsigned char dead;
+  std::int64_t from;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { mask[from + i] = dead; }
+};
+
+/// The byte a mask of `polarity` reads as a dead sample.
+inline unsigned char deadByte(MaskPolarity polarity) {
+  return polarity == MaskPolarity::keep ? 0 : 1;
+}
+
+/// Phase 2 of a rebalance: every rank's failure, count, plane set and room,
+/// in one MPI_Allgather; every rank computes the same plan or throws.
+inline sieve::Impl::ExchangePlan rebalanceAgree(const char* fn, MPI_Comm comm, const Attempt& mine,
+                                                std::int64_t kept, std::int64_t capacity,
+                                                const std::vector<std::uint32_t>& elem,
+                                                const sieve::Impl::RecordLayout& layout,
+                                                bool fixed) {
   const int p = commSize(comm), rank = commRank(comm);
-  const std::vector<std::uint32_t> elem{
-      static_cast<std::uint32_t>(sizeof(sieve::Impl::ValueOf<Planes>))...};
-  const sieve::Impl::RecordLayout layout = sieve::Impl::recordLayout(elem);
-  auto refs = std::tie(planes...);
-  constexpr auto seq = std::index_sequence_for<Planes...>{};
-
-  // 1. Local: check the arguments, compact the mask, read the count.
-  Attempt mine;
-  std::int64_t kept = 0, capacity = std::numeric_limits<std::int64_t>::max();
-  mine.run([&] {
-    const std::int64_t n = sieve::Impl::extent64(mask);
-    sieve::Impl::checkSamples(fn, n, "mask.extent(0)");
-    std::vector<sieve::Impl::ArrayBytes> arrays;
-    forEachPlane(
-        refs, [&](auto j, auto& v) { checkPlane(fn, n, j, v, arrays, capacity); }, seq);
-    sieve::Impl::checkApart(fn, arrays, 0, true, "planes must not overlap; each is moved once");
-    ensure(ws.map, static_cast<std::size_t>(n), wsNames("index_map"));
-    ensure(ws.scratch, sieve::compact_scratch_bytes(n), wsNames("scratch"));
-    if (ws.count.data() == nullptr) ws.count = decltype(ws.count)(wsNames("count"));
-    sieve::compact(label, exec, mask, polarity, ws.map, ws.count, ws.scratch);
-    std::uint32_t c = 0;
-    Kokkos::deep_copy(c, ws.count); // fences
-    kept = c;
-  });
-
-  // 2. Agree: every rank's failure, count, plane set and room, in one round.
   const std::uint64_t signature = sieve::Impl::planeSignature(elem);
   const std::array<std::int64_t, 4> record{mine.failed() ? 1 : 0, kept,
                                            static_cast<std::int64_t>(signature), capacity};
@@ -279,18 +261,66 @@ Global rebalanceRun(const std::string& label, const Exec& exec, MPI_Comm comm,
   for (int q = 0; q < p; ++q) {
     const std::int64_t need = sieve::Impl::shareSize(plan.total, p, q);
     if (need > all[4 * q + 3])
-      sieve::Impl::fail(fn, "rank " + std::to_string(q) + " is to hold " + std::to_string(need) +
-                                " samples, but a plane of its holds " +
-                                std::to_string(all[4 * q + 3]) +
-                                " and cannot grow (a View that does not own its memory); give it "
-                                "room for ceil(total / ranks) samples. Nothing was exchanged");
+      sieve::Impl::fail(
+          fn, "rank " + std::to_string(q) + " is to hold " + std::to_string(need) +
+                  " samples, but " +
+                  (fixed ? "its population has " + std::to_string(all[4 * q + 3]) +
+                               " slots (a Population never grows: make it with room for "
+                               "ceil(total / ranks) samples on every rank)"
+                         : "a plane of its holds " + std::to_string(all[4 * q + 3]) +
+                               " and cannot grow (a View that does not own its memory); give it "
+                               "room for ceil(total / ranks) samples") +
+                  ". Nothing was exchanged");
   }
+  return plan;
+}
+
+/// Phases 1-4 of a rebalance. `local(kept)` (phase 1, inside the rank's
+/// Attempt) checks the arguments, writes ws.map (the survivors' slots in the
+/// order they are to move) and sets `kept`; `fixed` keeps every plane at its
+/// extent (a Population's planes: they never grow); `mask` is the mask's
+/// bytes (its tail reads dead afterwards when it is one of the planes).
+template <class Exec, class Local, class... Planes>
+Global rebalanceRun(const char* fn, Call call, const std::string& label, const Exec& exec,
+                    MPI_Comm comm, RebalanceWorkspace<Exec>& ws, const void* mask,
+                    MaskPolarity polarity, bool fixed, Local&& local, Planes&... planes) {
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  constexpr int N = static_cast<int>(sizeof...(Planes));
+  checkComm(fn, comm);
+  handshake(fn, comm, call);
+  const Names names(label, fn);
+  const Names wsNames(ws.label, fn);
+  const Region region(names.prefix);
+  const int p = commSize(comm), rank = commRank(comm);
+  const std::vector<std::uint32_t> elem{
+      static_cast<std::uint32_t>(sizeof(sieve::Impl::ValueOf<Planes>))...};
+  const sieve::Impl::RecordLayout layout = sieve::Impl::recordLayout(elem);
+  auto refs = std::tie(planes...);
+  constexpr auto seq = std::index_sequence_for<Planes...>{};
+
+  // 1. Local: check the arguments, find the survivors, read their count.
+  Attempt mine;
+  std::int64_t kept = 0, capacity = std::numeric_limits<std::int64_t>::max();
+  mine.run([&] {
+    const std::int64_t n = local(kept); // checks the mask, fills ws.map
+    std::vector<sieve::Impl::ArrayBytes> arrays;
+    forEachPlane(
+        refs, [&](auto j, auto& v) { checkPlane(fn, n, j, v, arrays, capacity); }, seq);
+    if (fixed) capacity = std::min(capacity, n);
+    sieve::Impl::checkApart(fn, arrays, 0, true, "planes must not overlap; each is moved once");
+  });
+
+  // 2. Agree on failures, plane sets and room; every rank the same plan.
+  const sieve::Impl::ExchangePlan plan =
+      rebalanceAgree(fn, comm, mine, kept, capacity, elem, layout, fixed);
 
   // 3. Allocate and pack; agree again before the exchange (an allocation may
   //    fail on one rank only). The planes are still untouched.
   const bool direct = mpiReads<typename Exec::memory_space>();
   std::tuple<std::remove_const_t<Planes>...> grown;
   Kokkos::Array<PlaneBytes, N> from{}, to{};
+  int maskPlane = -1;
+  std::int64_t maskExtent = 0;
   Attempt packed;
   packed.run([&] {
     ensure(ws.send, std::max<std::uint64_t>(plan.sendBytes, plan.unit), wsNames("send"));
@@ -304,7 +334,7 @@ Global rebalanceRun(const std::string& label, const Exec& exec, MPI_Comm comm,
           constexpr std::size_t J = decltype(j)::value;
           auto& g = std::get<J>(grown);
           if constexpr (kGrowable<V>) {
-            if (static_cast<std::int64_t>(v.extent(0)) < plan.received)
+            if (!fixed && static_cast<std::int64_t>(v.extent(0)) < plan.received)
               g = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()),
                     static_cast<std::size_t>(plan.received));
           }
@@ -313,6 +343,11 @@ Global rebalanceRun(const std::string& label, const Exec& exec, MPI_Comm comm,
           to[J] = PlaneBytes{
               reinterpret_cast<unsigned char*>(g.data() != nullptr ? g.data() : v.data()), before,
               elem[J]};
+          if (elem[J] == 1 && mask != nullptr && static_cast<const void*>(v.data()) == mask) {
+            maskPlane = static_cast<int>(J);
+            maskExtent = g.data() != nullptr ? static_cast<std::int64_t>(g.extent(0))
+                                             : static_cast<std::int64_t>(v.extent(0));
+          }
         },
         seq);
     if (plan.kept > 0)
@@ -332,7 +367,9 @@ Global rebalanceRun(const std::string& label, const Exec& exec, MPI_Comm comm,
   if (failedPack < p) throwAgreed(fn, packed, failedPack, p, "allocating or packing its buffers");
 
   // 4. One exchange of every plane's bytes (the block a rank keeps stays in
-  //    its send buffer); then unpack in place, or into the grown planes.
+  //    its send buffer); then unpack in place, or into the grown planes; the
+  //    mask plane's tail past the new local count reads dead (no ghost
+  //    samples for the next compaction).
   {
     const UnitType type(plan.unit);
     check(
@@ -349,6 +386,9 @@ Global rebalanceRun(const std::string& label, const Exec& exec, MPI_Comm comm,
         names("unpack"), Policy(exec, 0, plan.received),
         UnpackPlanes<N, decltype(ws.recvs)>{to, ws.recvs, static_cast<int>(plan.recvs.size()), rank,
                                             ws.recv.data(), ws.send.data()});
+  if (maskPlane >= 0 && maskExtent > plan.received)
+    Kokkos::parallel_for(names("dead_tail"), Policy(exec, 0, maskExtent - plan.received),
+                         FillDead{to[maskPlane].data, deadByte(polarity), plan.received});
   exec.fence();
   forEachPlane(
       refs,
@@ -360,12 +400,175 @@ Global rebalanceRun(const std::string& label, const Exec& exec, MPI_Comm comm,
   return Global{plan.received, sieve::Impl::shareBegin(plan.total, p, rank), plan.total};
 }
 
+/// The free rebalance's static checks and phase 1: the mask compacted in
+/// slot order.
+template <class Exec, class Mask, class... Planes>
+Global rebalanceFree(const std::string& label, const Exec& exec, MPI_Comm comm,
+                     RebalanceWorkspace<Exec>& ws, const Mask& mask, MaskPolarity polarity,
+                     Planes&... planes) {
+  constexpr const char* fn = "sieve::mpi::rebalance";
+  static_assert(sizeof...(Planes) > 0,
+                "sieve::mpi::rebalance: give the planes to move after the mask (and polarity)");
+  static_assert((!std::is_const_v<Planes> && ...),
+                "sieve::mpi::rebalance: every plane must be a non-const View variable (an lvalue): "
+                "the call writes it, and gives it a new allocation when it is too short");
+  constexpr int bad = sieve::Impl::firstBadPlane<Exec, std::remove_const_t<Planes>...>();
+  static_assert(bad < 0,
+                "sieve::mpi::rebalance: every plane must be a writable rank-1 View of "
+                "trivially-copyable 1, 2, 4, 8 or 16-byte elements, accessible from the "
+                "execution space (on Kokkos < 4.4 a View of Kokkos::Array must be "
+                "LayoutRight)");
+  const Names wsNames(ws.label, fn);
+  auto local = [&](std::int64_t& kept) {
+    const std::int64_t n = sieve::Impl::extent64(mask);
+    sieve::Impl::checkSamples(fn, n, "mask.extent(0)");
+    ensure(ws.map, static_cast<std::size_t>(n), wsNames("index_map"));
+    ensure(ws.scratch, sieve::compact_scratch_bytes(n), wsNames("scratch"));
+    if (ws.count.data() == nullptr) ws.count = decltype(ws.count)(wsNames("count"));
+    sieve::compact(label, exec, mask, polarity, ws.map, ws.count, ws.scratch);
+    std::uint32_t c = 0;
+    Kokkos::deep_copy(c, ws.count); // fences
+    kept = c;
+    return n;
+  };
+  return rebalanceRun(fn, Call::rebalance, label, exec, comm, ws,
+                      static_cast<const void*>(mask.data()), polarity, false, local, planes...);
+}
+
 template <class Exec, class Mask, class... Planes>
 Global rebalanceWithPolarity(const std::string& label, const Exec& exec, MPI_Comm comm,
                              RebalanceWorkspace<Exec>& ws, const Mask& mask,
                              const MaskPolarity polarity, Planes&... planes) {
-  return rebalanceRun(label, exec, comm, ws, mask, polarity, planes...);
+  return rebalanceFree(label, exec, comm, ws, mask, polarity, planes...);
 }
+
+/// map(i) = inv(map(i)): sample ids to their slots.
+template <class Map, class Inv>
+struct ToSlots {
+  Map map;
+  Inv inv;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { map(i) = inv(map(i)); }
+};
+
+/// What the distributed calls do to a Population's private state.
+struct PopulationAccess {
+  template <class Exec>
+  static auto& state(const Population<Exec>& pop, const char* what) {
+    return pop.state(what);
+  }
+
+  /// mpi::compact of a Population: Population::compact, then the tally.
+  template <class Exec, class Mask>
+  static Global compact(const std::string& label, const Exec& exec, MPI_Comm comm,
+                        const Population<Exec>& pop, const Mask& mask, MaskPolarity polarity) {
+    constexpr const char* fn = "sieve::mpi::compact";
+    checkComm(fn, comm);
+    handshake(fn, comm, Call::population_compact);
+    const Region region(Names(label, fn).prefix);
+    Attempt mine;
+    std::int64_t local = 0;
+    mine.run([&] { local = pop.compact(exec, mask, polarity); });
+    const Tally t = tally(comm, mine, {local});
+    if (t.failedRank < commSize(comm))
+      throwAgreed(fn, mine, t.failedRank, commSize(comm), "in its local compaction");
+    return Global{local, t.before[0], t.sums[0]};
+  }
+
+  /// mpi::rebalance of a Population: its survivors (by the mask of its last
+  /// compaction, as it reads now) move in sample-id order; afterwards the
+  /// Population is born again on the moved planes.
+  template <class Exec, class... Views, std::size_t... J>
+  static Global rebalance(const std::string& label, const Exec& exec, MPI_Comm comm,
+                          RebalanceWorkspace<Exec>& ws, const Population<Exec>& pop,
+                          const Planes<Views...>& given, std::index_sequence<J...>) {
+    constexpr const char* fn = "sieve::mpi::rebalance";
+    using State = std::remove_reference_t<decltype(pop.state(fn))>;
+    using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+    static_assert(sieve::Impl::firstBadPlane<Exec, Views...>() < 0,
+                  "sieve::mpi::rebalance: every plane of a Population must be a writable rank-1 "
+                  "View of trivially-copyable 1, 2, 4, 8 or 16-byte elements, accessible from "
+                  "the execution space");
+    State& s = pop.state(fn);
+    Planes<Views...> planes = given; // handles: the same planes (a Population's never grow)
+    const Names wsNames(ws.label, fn);
+    const Names names(label.empty() ? s.label : label, fn);
+    auto local = [&](std::int64_t& kept) {
+      if (s.mask.data() == nullptr && s.n > 0)
+        sieve::Impl::fail(fn,
+                          "no compaction of the population since it was made (or cloned): "
+                          "it knows no mask yet; call compact first");
+      bool hasMask = s.n == 0;
+      std::string extents;
+      (
+          [&](const auto& v) {
+            if (static_cast<std::int64_t>(v.extent(0)) != s.n)
+              extents = "a plane has extent " + std::to_string(v.extent(0));
+            if (sizeof(sieve::Impl::ValueOf<std::decay_t<decltype(v)>>) == 1 &&
+                static_cast<const void*>(v.data()) == static_cast<const void*>(s.mask.data()))
+              hasMask = true;
+          }(std::get<J>(planes.views)),
+          ...);
+      if (!extents.empty())
+        sieve::Impl::fail(fn, extents + "; every plane of the population must have its n = " +
+                                  std::to_string(s.n) + " samples");
+      if (!hasMask)
+        sieve::Impl::fail(fn,
+                          "the plane set must hold the population's mask (the View of its "
+                          "last compaction): it moves with the samples and its tail is made "
+                          "dead");
+      std::apply(
+          [&](const auto&... v) {
+            sieve::Impl::Record::check(fn, s.trigger, s.n, s.perm, s.inv, v...);
+          },
+          planes.views);
+      ensure(ws.map, static_cast<std::size_t>(s.n), wsNames("index_map"));
+      ensure(ws.scratch, sieve::compact_scratch_bytes(s.n), wsNames("scratch"));
+      if (ws.count.data() == nullptr) ws.count = decltype(ws.count)(wsNames("count"));
+      // The survivors in sample-id order: the mask gathered through inv,
+      // compacted, then each sample id mapped back to its slot.
+      typename Population<Exec>::mask_view order = s.mask;
+      if (!s.permIdentity && s.n > 0) {
+        ensure(ws.order, static_cast<std::size_t>(s.n), wsNames("sample_order_mask"));
+        Kokkos::parallel_for(names("gather"), Policy(exec, 0, s.n),
+                             sieve::Impl::GatherBySample<typename Population<Exec>::index_view>{
+                                 s.inv, s.mask.data(), ws.order.data()});
+        order =
+            typename Population<Exec>::mask_view(ws.order.data(), static_cast<std::size_t>(s.n));
+      }
+      sieve::compact(label, exec, order, s.polarity, ws.map, ws.count, ws.scratch);
+      std::uint32_t c = 0;
+      Kokkos::deep_copy(c, ws.count); // fences
+      kept = c;
+      if (!s.permIdentity && kept > 0) {
+        Kokkos::parallel_for(
+            names("to_slots"), Policy(exec, 0, kept),
+            ToSlots<decltype(ws.map), typename Population<Exec>::index_view>{ws.map, s.inv});
+      }
+      return s.n;
+    };
+    const Global g = std::apply(
+        [&](auto&... v) {
+          return rebalanceRun(fn, Call::population_rebalance, label, exec, comm, ws,
+                              static_cast<const void*>(s.mask.data()), s.polarity, true, local,
+                              v...);
+        },
+        planes.views);
+    // Born again on the moved planes: sample id k = slot k = global survivor
+    // offset + k; the index map the identity over [0, local), as a compaction
+    // of the moved mask gives; span = local, fire = 0; nothing to restore.
+    pop.identity(exec);
+    const std::uint32_t held = static_cast<std::uint32_t>(g.local);
+    Kokkos::deep_copy(exec, s.count, held);
+    Kokkos::deep_copy(exec, s.trigger.span, held);
+    Kokkos::deep_copy(exec, s.trigger.fire, std::uint32_t(0));
+    Kokkos::deep_copy(exec, s.trigger.live32, (held + 31u) / 32u);
+    exec.fence();
+    sieve::Impl::Record::forget(s.trigger);
+    s.permIdentity = true;
+    s.spawnedSinceCompact = false;
+    return g;
+  }
+};
 
 /// Whether every argument after the optional polarity is an lvalue (a
 /// variable the call can give a new allocation).
@@ -382,12 +585,12 @@ template <class Exec, class Mask, class... Args>
 Global rebalanceEntry(const std::string& label, const Exec& exec, MPI_Comm comm,
                       RebalanceWorkspace<Exec>& ws, const Mask& mask, Args&... args) {
   if constexpr (sizeof...(Args) == 0) {
-    return rebalanceRun(label, exec, comm, ws, mask, MaskPolarity::keep);
+    return rebalanceFree(label, exec, comm, ws, mask, MaskPolarity::keep);
   } else if constexpr (std::is_same_v<std::remove_const_t<sieve::Impl::Nth<0, Args...>>,
                                       MaskPolarity>) {
     return rebalanceWithPolarity(label, exec, comm, ws, mask, args...);
   } else {
-    return rebalanceRun(label, exec, comm, ws, mask, MaskPolarity::keep, args...);
+    return rebalanceFree(label, exec, comm, ws, mask, MaskPolarity::keep, args...);
   }
 }
 
@@ -408,21 +611,17 @@ Global rebalanceEntry(const std::string& label, const Exec& exec, MPI_Comm comm,
 /// that rank; std::invalid_argument for a communicator that is null or an
 /// intercommunicator, or MPI not initialized.
 template <class ExecSpace, class MaskView, class... Args>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Global> compact(const ExecSpace& exec,
-                                                                  MPI_Comm comm,
-                                                                  const MaskView& mask,
-                                                                  const Args&... args) {
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace> && sieve::Impl::IsView<MaskView>::value, Global>
+compact(const ExecSpace& exec, MPI_Comm comm, const MaskView& mask, const Args&... args) {
   return Impl::compactEntry(std::string(), exec, comm, mask, args...);
 }
 
 /// sieve::mpi::compact with a label naming its profiling region and its
 /// local compaction's.
 template <class ExecSpace, class MaskView, class... Args>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Global> compact(const std::string& label,
-                                                                  const ExecSpace& exec,
-                                                                  MPI_Comm comm,
-                                                                  const MaskView& mask,
-                                                                  const Args&... args) {
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace> && sieve::Impl::IsView<MaskView>::value, Global>
+compact(const std::string& label, const ExecSpace& exec, MPI_Comm comm, const MaskView& mask,
+        const Args&... args) {
   return Impl::compactEntry(label, exec, comm, mask, args...);
 }
 
@@ -506,20 +705,89 @@ rebalance(const std::string& label, const ExecSpace& exec, MPI_Comm comm, const 
 /// when they are short): a step that rebalances every so often allocates
 /// nothing but the planes that must grow.
 template <class ExecSpace, class MaskView, class... Args>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Global> rebalance(
-    const ExecSpace& exec, MPI_Comm comm, RebalanceWorkspace<ExecSpace>& workspace,
-    const MaskView& mask, Args&&... args) {
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace> && sieve::Impl::IsView<MaskView>::value, Global>
+rebalance(const ExecSpace& exec, MPI_Comm comm, RebalanceWorkspace<ExecSpace>& workspace,
+          const MaskView& mask, Args&&... args) {
   static_assert(Impl::planesAreVariables<Args...>(), SIEVE_MPI_LVALUE_PLANES);
   return Impl::rebalanceEntry(std::string(), exec, comm, workspace, mask, args...);
 }
 
 /// sieve::mpi::rebalance with a label and a workspace.
 template <class ExecSpace, class MaskView, class... Args>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Global> rebalance(
-    const std::string& label, const ExecSpace& exec, MPI_Comm comm,
-    RebalanceWorkspace<ExecSpace>& workspace, const MaskView& mask, Args&&... args) {
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace> && sieve::Impl::IsView<MaskView>::value, Global>
+rebalance(const std::string& label, const ExecSpace& exec, MPI_Comm comm,
+          RebalanceWorkspace<ExecSpace>& workspace, const MaskView& mask, Args&&... args) {
   static_assert(Impl::planesAreVariables<Args...>(), SIEVE_MPI_LVALUE_PLANES);
   return Impl::rebalanceEntry(label, exec, comm, workspace, mask, args...);
+}
+
+/// The compaction of a Population on every rank (Population::compact with
+/// `mask`, `polarity`), placed in the global order as mpi::compact places
+/// survivors: returns {local count, offset, total}. Collective and blocking
+/// (the same round of collectives as mpi::compact). Throws what
+/// Population::compact throws, on every rank (the rank with the bad argument
+/// its own std::invalid_argument, the others one naming that rank).
+template <class ExecSpace, class MaskView>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Global> compact(
+    const ExecSpace& exec, MPI_Comm comm, const Population<ExecSpace>& population,
+    const MaskView& mask, MaskPolarity polarity = MaskPolarity::keep) {
+  return Impl::PopulationAccess::compact(std::string(), exec, comm, population, mask, polarity);
+}
+
+/// sieve::mpi::compact of a Population with a label naming its region.
+template <class ExecSpace, class MaskView>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Global> compact(
+    const std::string& label, const ExecSpace& exec, MPI_Comm comm,
+    const Population<ExecSpace>& population, const MaskView& mask,
+    MaskPolarity polarity = MaskPolarity::keep) {
+  return Impl::PopulationAccess::compact(label, exec, comm, population, mask, polarity);
+}
+
+/// Rebalance a Population across the ranks: the survivors of every rank
+/// (the samples its mask, the View of its last compaction, keeps as it reads
+/// now, spawned ones included) move, in sample-id order, so that each rank
+/// holds floor(N / ranks) or ceil(N / ranks) of the N survivors in the
+/// global order (rank r's before rank r + 1's), every plane of `planes` bit
+/// for bit; then the Population is born again on the moved planes: sample id
+/// k = slot k = global survivor offset + k, perm = inv = identity, the index
+/// map the identity over [0, local) and count = span = local (as a compaction
+/// of the moved mask gives), fire = 0, nothing to restore (a restore keeps
+/// this order). The mask's slots from `local` on read dead; the other
+/// planes' slots there keep their old bytes. The result does not depend on
+/// whether or how often the trigger reordered the planes before.
+///
+/// `planes` must be the population's plane set (sieve::planes): the mask
+/// among them, every plane with the population's n samples, the same set the
+/// reorders since the last restore moved, the same number and element sizes
+/// on every rank. A Population never grows: every rank needs n >= ceil(N /
+/// ranks) slots. Collective and blocking; buffers from `workspace` (grown,
+/// reused). Throws std::invalid_argument on every rank, before any plane is
+/// written, for any of these, a rank with no compaction yet, or ranks in
+/// different sieve::mpi calls.
+template <class ExecSpace, class... Views>
+Global rebalance(const ExecSpace& exec, MPI_Comm comm, RebalanceWorkspace<ExecSpace>& workspace,
+                 const Population<ExecSpace>& population, const Planes<Views...>& planes) {
+  return Impl::PopulationAccess::rebalance(std::string(), exec, comm, workspace, population, planes,
+                                           std::index_sequence_for<Views...>{});
+}
+
+/// sieve::mpi::rebalance of a Population with a label.
+template <class ExecSpace, class... Views>
+Global rebalance(const std::string& label, const ExecSpace& exec, MPI_Comm comm,
+                 RebalanceWorkspace<ExecSpace>& workspace, const Population<ExecSpace>& population,
+                 const Planes<Views...>& planes) {
+  return Impl::PopulationAccess::rebalance(label, exec, comm, workspace, population, planes,
+                                           std::index_sequence_for<Views...>{});
+}
+
+/// sieve::mpi::rebalance of a Population with a workspace of its own (its
+/// buffers allocated and freed by the call).
+template <class ExecSpace, class... Views>
+Global rebalance(const ExecSpace& exec, MPI_Comm comm, const Population<ExecSpace>& population,
+                 const Planes<Views...>& planes) {
+  RebalanceWorkspace<ExecSpace> ws;
+  return Impl::PopulationAccess::rebalance(std::string(), exec, comm, ws, population, planes,
+                                           std::index_sequence_for<Views...>{});
 }
 
 #undef SIEVE_MPI_LVALUE_PLANES

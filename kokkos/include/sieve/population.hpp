@@ -60,6 +60,12 @@ struct PopulationOptions {
 template <class ExecSpace>
 class Graph;
 
+namespace mpi {
+namespace Impl {
+struct PopulationAccess;
+} // namespace Impl
+} // namespace mpi
+
 namespace Impl {
 /// perm = inv = map = identity (a Population's birth). At namespace scope:
 /// nvcc launches no functor that is a private member.
@@ -68,6 +74,43 @@ struct IdentityMaps {
   V perm, inv, map;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
     perm(i) = inv(i) = map(i) = static_cast<std::int32_t>(i);
+  }
+};
+
+/// A spawn's first step: the mask's bytes in sample-id order (sample s sits
+/// in slot inv(s)).
+template <class Inv>
+struct GatherBySample {
+  Inv inv;
+  const std::uint8_t* mask;
+  std::uint8_t* order;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t s) const { order[s] = mask[inv(s)]; }
+};
+
+/// A spawn's last step: when k (a device word) free samples exist and the
+/// slots View holds k, free sample i (ascending sample id) becomes slot i's
+/// spawn: slots(i) = its slot, its mask byte reads kept, the span covers it;
+/// `spawned` = k. Otherwise nothing is written but spawned = 0.
+template <class Inv, class Slots, class Word>
+struct PlaceSpawn {
+  Inv inv;
+  Slots slots;
+  Word k, spawned, span;
+  const std::int32_t* freeMap;
+  const std::uint32_t* freeCount;
+  std::uint8_t* mask;
+  std::uint8_t keep;
+  bool identity;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    const std::uint32_t want = k();
+    const bool ok = want <= *freeCount && static_cast<std::size_t>(want) <= slots.extent(0);
+    if (i == 0) spawned() = ok ? want : 0u;
+    if (!ok || i >= static_cast<std::int64_t>(want)) return;
+    const std::int32_t sample = freeMap[i];
+    const std::int32_t slot = identity ? sample : inv(sample);
+    slots(i) = slot;
+    mask[slot] = keep;
+    Kokkos::atomic_fetch_max(&span(), static_cast<std::uint32_t>(slot) + 1u);
   }
 };
 } // namespace Impl
@@ -122,6 +165,8 @@ class Population {
     s.perm = index_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, pre + "perm"), n);
     s.inv = index_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, pre + "inv"), n);
     s.count = count_view(pre + "count");
+    s.spawnK = count_view(pre + "spawn_k");
+    s.spawned = count_view(pre + "spawned");
     if (options.max_elem_bytes != 0) growScratch(options.max_elem_bytes);
     identity(exec);
     Kokkos::deep_copy(exec, s.trigger.span, static_cast<std::uint32_t>(n));
@@ -192,6 +237,61 @@ class Population {
     restoreWith(s, exec, s.scratch, planes);
   }
 
+  /// Spawn `k` samples into free slots: the first k dead samples in sample-id
+  /// order (dead by the mask of the last compaction, as it reads now) are
+  /// revived: slots(i), i < k, receives the slot of the i-th, its mask byte
+  /// becomes "kept" and the span covers it, so the next compaction keeps it
+  /// and no reorder drops it. The same slots, in the same order, on every
+  /// face. Fill the new samples' planes at those slots, then compact: until
+  /// then count() and indices() describe the last compaction, and a reorder
+  /// throws. Blocking (reads one word back); allocates only when the scratch
+  /// is short (once). Throws std::invalid_argument before any compaction,
+  /// for k < 0, slots.extent(0) < k, or when fewer than k slots are free
+  /// (then nothing was changed).
+  template <class Slots>
+  void spawn(const ExecSpace& exec, std::int64_t k, const Slots& slots) const {
+    constexpr const char* fn = "sieve::Population::spawn";
+    State& s = state("spawn");
+    checkSlots(fn, slots);
+    if (k < 0 || k > static_cast<std::int64_t>(slots.extent(0)))
+      Impl::fail(fn, "k = " + std::to_string(k) + " must be in [0, slots.extent(0) = " +
+                         std::to_string(slots.extent(0)) + "]");
+    if (k > s.n)
+      Impl::fail(fn, "k = " + std::to_string(k) +
+                         " exceeds the population's n = " + std::to_string(s.n) + " slots");
+    growSpawnScratch();
+    Kokkos::deep_copy(exec, s.spawnK, static_cast<std::uint32_t>(k));
+    spawnWith(s, exec, s.scratch, s.spawnK, slots, k);
+    std::uint32_t placed = 0;
+    Kokkos::deep_copy(exec, placed, s.spawned);
+    exec.fence();
+    if (placed != static_cast<std::uint32_t>(k)) {
+      std::uint32_t free = 0;
+      Kokkos::deep_copy(exec, free, freeCountOf(s, s.scratch));
+      exec.fence();
+      Impl::fail(fn, "k = " + std::to_string(k) + " samples to spawn, but only " +
+                         std::to_string(free) + " of the " + std::to_string(s.n) +
+                         " slots are free (dead in the mask); nothing was spawned");
+    }
+  }
+
+  /// sieve::Population::spawn with k in a device word, asynchronous on
+  /// `exec` (capture-safe on Cuda; blocks on Kokkos::OpenMP as a compaction
+  /// does): spawned() reads k when the k samples were placed, 0 when fewer
+  /// than k slots were free or k > slots.extent(0) (then nothing changed).
+  /// Throws std::invalid_argument before any compaction.
+  template <class Slots>
+  void spawn_async(const ExecSpace& exec, const count_view& k, const Slots& slots) const {
+    State& s = state("spawn");
+    checkSlots("sieve::Population::spawn_async", slots);
+    growSpawnScratch();
+    spawnWith(s, exec, s.scratch, k, slots, static_cast<std::int64_t>(slots.extent(0)));
+  }
+
+  /// What the last spawn placed: k, or 0 when it placed nothing. On the
+  /// device. O(1).
+  count_view spawned() const { return state("spawned").spawned; }
+
   /// The kept count of the last compaction (0 before the first), on the
   /// device. O(1).
   count_view count() const { return state("count").count; }
@@ -228,11 +328,13 @@ class Population {
     Kokkos::deep_copy(exec, d.trigger.span, s.trigger.span);
     Kokkos::deep_copy(exec, d.trigger.fire, s.trigger.fire);
     exec.fence();
+    d.permIdentity = s.permIdentity;
     return c;
   }
 
  private:
   friend class Graph<ExecSpace>;
+  friend struct mpi::Impl::PopulationAccess;
 
   struct State {
     std::string label;
@@ -245,6 +347,9 @@ class Population {
     mask_view mask; // the last compacted mask (an alias; maskOwner keeps it allocated)
     std::shared_ptr<const void> maskOwner;
     MaskPolarity polarity = MaskPolarity::keep;
+    count_view spawnK, spawned; // a spawn's k and what it placed
+    bool spawnedSinceCompact = false;
+    bool permIdentity = true; // no reorder since birth, the last restore or rebalance
   };
 
   // The steps themselves, with a given scratch: the direct calls give the
@@ -254,6 +359,7 @@ class Population {
                           const MaskView& mask, MaskPolarity polarity) {
     sieve::compact(s.label, exec, mask, polarity, s.map, s.count, scratch, s.trigger);
     remember(s, mask, polarity);
+    s.spawnedSinceCompact = false;
   }
   template <class Scratch, class... Views>
   static void reorderWith(State& s, const ExecSpace& exec, const Scratch& scratch,
@@ -261,12 +367,18 @@ class Population {
     if (s.mask.data() == nullptr && s.n > 0)
       Impl::fail("sieve::Population::reorder",
                  "no compaction since the population was made (or cloned); call compact first");
+    if (s.spawnedSinceCompact)
+      Impl::fail("sieve::Population::reorder",
+                 "samples were spawned since the last compaction, which its index map and "
+                 "count do not hold; compact before the reorder (the spawned samples would be "
+                 "moved as dead)");
     std::apply(
         [&](const auto&... v) {
           sieve::reorder(s.label, exec, s.mask, s.polarity, s.perm, s.inv, s.map, s.count,
                          s.trigger, scratch, v...);
         },
         planes.views);
+    s.permIdentity = false;
   }
   template <class Scratch, class... Views>
   static void restoreWith(State& s, const ExecSpace& exec, const Scratch& scratch,
@@ -276,8 +388,73 @@ class Population {
           sieve::restore(s.label, exec, s.trigger, s.perm, s.inv, scratch, v...);
         },
         planes.views);
+    s.permIdentity = true;
     if (s.mask.data() != nullptr)
       sieve::compact(s.label, exec, s.mask, s.polarity, s.map, s.count, scratch, s.trigger);
+  }
+
+  /// The spawn itself, with a given scratch (spawnLayout) and k in a device
+  /// word; `range` bounds k (the place kernel's extent). `replayed`: a graph
+  /// node, captured once on Cuda and launched after reorders: it always reads
+  /// the mask through inv (identity or not).
+  template <class Scratch, class Slots>
+  static void spawnWith(State& s, const ExecSpace& exec, const Scratch& scratch,
+                        const count_view& k, const Slots& slots, std::int64_t range,
+                        bool replayed = false) {
+    constexpr const char* fn = "sieve::Population::spawn";
+    if (s.mask.data() == nullptr && s.n > 0)
+      Impl::fail(fn,
+                 "no compaction since the population was made (or cloned): the population "
+                 "knows no mask yet; call compact first");
+    using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+    const Impl::SpawnLayout l = Impl::spawnLayout(s.n);
+    unsigned char* base = reinterpret_cast<unsigned char*>(scratch.data());
+    // Perm is the identity unless a reorder ran since the last restore (or
+    // rebalance): then slot order is sample order and the mask is read as is.
+    const bool identity = s.permIdentity && !replayed;
+    const Impl::Names names(s.label, fn);
+    const std::uint8_t* source = s.mask.data();
+    if (!identity && s.n > 0) {
+      Kokkos::parallel_for(
+          names("gather"), Policy(exec, 0, s.n),
+          Impl::GatherBySample<index_view>{s.inv, s.mask.data(),
+                                           reinterpret_cast<std::uint8_t*>(base + l.order)});
+      source = reinterpret_cast<const std::uint8_t*>(base + l.order);
+    }
+    const mask_view order(const_cast<std::uint8_t*>(source), static_cast<std::size_t>(s.n));
+    const Kokkos::View<std::int32_t*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+        freeMap(reinterpret_cast<std::int32_t*>(base + l.map), static_cast<std::size_t>(s.n));
+    const Kokkos::View<std::uint32_t, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+        freeCount(reinterpret_cast<std::uint32_t*>(base + l.count));
+    const Kokkos::View<unsigned char*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+        cscratch(base, compact_scratch_bytes(s.n));
+    // The free samples are those the population's mask drops.
+    const MaskPolarity freePolarity =
+        s.polarity == MaskPolarity::keep ? MaskPolarity::drop : MaskPolarity::keep;
+    sieve::compact(s.label, exec, order, freePolarity, freeMap, freeCount, cscratch);
+    const std::uint8_t keep = s.polarity == MaskPolarity::keep ? 1 : 0;
+    Kokkos::parallel_for(names("place"), Policy(exec, 0, range > 0 ? range : 1),
+                         Impl::PlaceSpawn<index_view, Slots, count_view>{
+                             s.inv, slots, k, s.spawned, s.trigger.span, freeMap.data(),
+                             freeCount.data(), s.mask.data(), keep, identity});
+    s.spawnedSinceCompact = true;
+  }
+
+  /// The free count a spawn with this scratch found.
+  template <class Scratch>
+  static Kokkos::View<std::uint32_t, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+  freeCountOf(const State& s, const Scratch& scratch) {
+    return Kokkos::View<std::uint32_t, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+        reinterpret_cast<std::uint32_t*>(reinterpret_cast<unsigned char*>(scratch.data()) +
+                                         Impl::spawnLayout(s.n).count));
+  }
+
+  template <class Slots>
+  static void checkSlots(const char* fn, const Slots& slots) {
+    static_assert(Impl::kViewOf<ExecSpace, Slots, 1, std::int32_t, true>,
+                  "sieve::Population::spawn: slots must be a writable rank-1 View of std::int32_t "
+                  "accessible from the execution space");
+    if (!Impl::contiguous(slots)) Impl::fail(fn, "slots must be contiguous (stride 1)");
   }
 
   /// The mask of the last compaction, for the next reorder and restore: an
@@ -318,6 +495,17 @@ class Population {
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "sieve::" + s.label + "::scratch"),
         s.n == 0 ? 1 : reorder_scratch_bytes(s.n, e));
     s.scratchElem = e;
+  }
+
+  /// The scratch, grown to hold a spawn's words too (never shrunk).
+  void growSpawnScratch() const {
+    State& s = *s_;
+    growScratch(1);
+    const std::size_t need = spawnScratchBytes(s.n);
+    if (s.scratch.extent(0) >= need) return;
+    s.scratch = scratch_view();
+    s.scratch = scratch_view(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "sieve::" + s.label + "::scratch"), need);
   }
 
   template <class MaskView>

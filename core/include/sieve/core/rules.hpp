@@ -73,6 +73,33 @@ SIEVE_INLINE constexpr std::size_t reorderScratchBytes(std::int64_t n, std::uint
 }
 
 namespace Impl {
+/// Where a Population's spawn keeps its words inside its scratch: the
+/// compaction scratch first (rounded up to 16 bytes), then the index map of
+/// the free samples (max(n, 1) int32), the mask gathered in sample-id order
+/// (max(n, 1) bytes) and the free count (one uint32), each from a 16-byte
+/// boundary.
+struct SpawnLayout {
+  std::size_t map, order, count, bytes;
+};
+SIEVE_INLINE constexpr SpawnLayout spawnLayout(std::int64_t n) {
+  const std::size_t m = static_cast<std::size_t>(n > 1 ? n : 1);
+  SpawnLayout l{};
+  l.map = reorderStageOffset(n);
+  l.order = l.map + ((4u * m + 15u) & ~std::size_t(15u));
+  l.count = l.order + ((m + 15u) & ~std::size_t(15u));
+  l.bytes = l.count + 16u;
+  return l;
+}
+} // namespace Impl
+
+/// Bytes of scratch a Population's spawn of `n` samples needs
+/// (Impl::spawnLayout). O(1), host and device. On the host, throws
+/// std::invalid_argument for a bad `n` (as compactScratchBytes).
+SIEVE_INLINE constexpr std::size_t spawnScratchBytes(std::int64_t n) {
+  return Impl::spawnLayout(n).bytes;
+}
+
+namespace Impl {
 
 /// The polarity bit, the one definition of what the mask means: whether a
 /// non-zero mask byte drops its sample under `flags` (else it keeps it).

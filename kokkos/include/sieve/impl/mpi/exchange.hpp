@@ -15,10 +15,13 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace sieve {
@@ -65,6 +68,100 @@ inline int commRank(MPI_Comm comm) {
   int r = 0;
   check(MPI_Comm_rank(comm, &r), "MPI_Comm_rank");
   return r;
+}
+
+/// The sieve::mpi calls, as the handshake names them.
+enum class Call : std::int64_t {
+  compact = 1,
+  findall = 2,
+  rebalance = 3,
+  population_compact = 4,
+  population_rebalance = 5,
+};
+
+inline const char* callName(std::int64_t id) {
+  switch (static_cast<Call>(id)) {
+  case Call::compact: return "sieve::mpi::compact";
+  case Call::findall: return "sieve::mpi::findall";
+  case Call::rebalance: return "sieve::mpi::rebalance";
+  case Call::population_compact: return "sieve::mpi::compact (of a Population)";
+  case Call::population_rebalance: return "sieve::mpi::rebalance (of a Population)";
+  }
+  return "a call that is not a sieve::mpi call";
+}
+
+/// Seconds a rank waits in a call's handshake for the other ranks before it
+/// throws: $SIEVE_MPI_TIMEOUT (a positive number), else 300.
+inline double handshakeTimeout() {
+  if (const char* v = std::getenv("SIEVE_MPI_TIMEOUT")) {
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (end != v && s > 0) return s;
+  }
+  return 300.0;
+}
+
+/// The first collective of every sieve::mpi call, of one shape whatever the
+/// call: an MPI_Iallreduce (MAX) of two int64, {id, -id}, so that every rank
+/// learns the lowest and the highest call id on the communicator. Ranks in
+/// different sieve::mpi calls all throw std::invalid_argument naming the
+/// calls, before anything else is exchanged; none waits in a collective of
+/// another shape. A rank whose peers never enter a sieve::mpi call on `comm`
+/// (one rank passed MPI_COMM_SELF, or threw before the call) throws
+/// std::invalid_argument after handshakeTimeout() seconds instead of waiting
+/// for ever; its communicator then holds an unmatched collective (end the
+/// job).
+inline void handshake(const char* fn, MPI_Comm comm, Call call) {
+  struct Pending {
+    std::int64_t mine[2], all[2];
+    MPI_Request req = MPI_REQUEST_NULL;
+  };
+  auto* h = new Pending;
+  const std::int64_t id = static_cast<std::int64_t>(call);
+  h->mine[0] = id;
+  h->mine[1] = -id;
+  try {
+    check(MPI_Iallreduce(h->mine, h->all, 2, MPI_INT64_T, MPI_MAX, comm, &h->req),
+          "MPI_Iallreduce");
+  } catch (...) {
+    delete h;
+    throw;
+  }
+  const double limit = handshakeTimeout();
+  const auto start = std::chrono::steady_clock::now();
+  for (long spins = 0;; ++spins) {
+    int done = 0;
+    check(MPI_Test(&h->req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) break;
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited > limit) {
+      // MPI forbids freeing or cancelling a collective's request: its buffers
+      // stay allocated (h is not deleted) for MPI to complete into.
+      fail(fn, "waited " + std::to_string(static_cast<long>(waited)) +
+                   " s in the call's first collective for the other " +
+                   std::to_string(commSize(comm) - 1) +
+                   " rank(s) of the communicator: some rank is not in a sieve::mpi call on "
+                   "this communicator (it passed another one, e.g. MPI_COMM_SELF, threw before "
+                   "the call, or waits in a collective of its own). Every rank must make the "
+                   "same sieve::mpi calls on the same communicator in the same order; the "
+                   "communicator now holds an unmatched collective (end the job). The wait is "
+                   "$SIEVE_MPI_TIMEOUT seconds (300 when unset)");
+    }
+    if (spins > 2000)
+      std::this_thread::sleep_for(std::chrono::microseconds(spins > 20000 ? 1000 : 20));
+  }
+  const std::int64_t hi = h->all[0], lo = -h->all[1];
+  delete h;
+  if (lo != hi) {
+    const std::int64_t other = lo == id ? hi : lo;
+    fail(fn, "the ranks of the communicator are in different sieve::mpi calls: this rank in " +
+                 std::string(callName(id)) + ", another in " + callName(other) +
+                 (lo != id && hi != id ? std::string(" (and another in ") + callName(hi) + ")"
+                                       : std::string()) +
+                 ". Every rank must make the same sieve::mpi calls in the same order; every "
+                 "rank throws, nothing was exchanged");
+  }
 }
 
 /// A local step that may throw: its exception is kept until every rank knows
