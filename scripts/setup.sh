@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Sieve — set up a Debian 12 machine and build Sieve.
 #
-#   scripts/setup.sh [--build-dir DIR] [--no-cuda] [--no-build] [--plot]
+#   scripts/setup.sh [--tests] [--build-dir DIR] [--no-cuda] [--no-build] [--plot]
 #                    [--sanitize | --fuzz]
 #
 # 1. Installs what is missing: cmake, g++, make, GoogleTest, tar, gzip, Open MPI
@@ -13,9 +13,13 @@
 #    Debian's `trilinos` source package into .deps/kokkos. The source comes from
 #    a private apt sources list whose deb-src line uses the mirror this machine's
 #    own apt sources use; the system's apt configuration is never edited.
-# 3. Configures and builds Sieve in DIR (default: build/), asking for the native
-#    CUDA face when nvcc is found (-DSIEVE_ENABLE_CUDA=ON; its tests skip without
-#    a GPU); otherwise CMake's default, which follows Kokkos.
+# 3. Configures Sieve in DIR (default: build/), asking for the native CUDA face
+#    when nvcc is found (-DSIEVE_ENABLE_CUDA=ON; its tests skip without a GPU);
+#    otherwise CMake's default, which follows Kokkos. Builds the library and the
+#    demo (build/perf/sieve_demo) only: the first command of the README shows
+#    the demo in minutes.
+# --tests: builds everything instead (every test binary, the benchmarks, the
+#   examples): what `ctest --test-dir DIR` runs (the README's second command).
 # --sanitize: the build (default dir build-asan/) under AddressSanitizer +
 #   UndefinedBehaviorSanitizer (g++; no CUDA, no benchmarks) of the test
 #   binaries CI runs there: host, core, the Kokkos API and the MPI face on the
@@ -34,6 +38,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="$root/build"
 use_cuda=auto
 do_build=1
+everything=0
 plot=0
 variant=default
 while [ $# -gt 0 ]; do
@@ -41,6 +46,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build_dir="$(realpath -m "$2")"; shift 2 ;;
     --no-cuda) use_cuda=off; shift ;;
     --no-build) do_build=0; shift ;;
+    --tests) everything=1; shift ;;
     --plot) plot=1; shift ;;
     --sanitize) variant=sanitize; shift ;;
     --fuzz) variant=fuzz; shift ;;
@@ -256,10 +262,18 @@ if [ "$variant" = sanitize ]; then
   # The native CUDA face on the CPU emulator: AddressSanitizer as memcheck.
   [[ "$help" != *sieve_test_cuda_emulated* ]] || targets+=(sieve_test_cuda_emulated)
   cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"
-else
+elif [ "$variant" = fuzz ] || [ "$everything" -eq 1 ]; then
   cmake --build "$build_dir" -j "$(nproc)"
+else
+  cmake --build "$build_dir" -j "$(nproc)" --target sieve_demo
 fi
+rel="$(realpath --relative-to="$PWD" "$build_dir")"
 case "$variant" in
   fuzz) say "done: fuzz with 'scripts/fuzz.sh [SECONDS]'" ;;
-  *) say "done: tests with 'ctest --test-dir $(realpath --relative-to="$PWD" "$build_dir") --output-on-failure -j 2'" ;;
+  sanitize) say "done: tests with 'ctest --test-dir $rel --output-on-failure -j 2'" ;;
+  *) if [ "$everything" -eq 1 ]; then
+       say "done: tests with 'ctest --test-dir $rel --output-on-failure -j 2'"
+     else
+       say "done: the demo is $rel/perf/sieve_demo; './scripts/setup.sh --tests' builds the tests"
+     fi ;;
 esac

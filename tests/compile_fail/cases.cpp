@@ -16,24 +16,42 @@ void misuse() {
   (void)exec;
 #if SIEVE_CASE == 1 // the init of an inclusive scan before its operator
   sieve::inclusive_scan(exec, a, a, 0);
-#elif SIEVE_CASE == 2 // the old order: operator before init
+#elif SIEVE_CASE == 2  // the old order: operator before init
   sieve::exclusive_scan(exec, a, a, sieve::Max{}, -1);
-#elif SIEVE_CASE == 3 // the native layer's flag word instead of a MaskPolarity
+#elif SIEVE_CASE == 3  // the native layer's flag word instead of a MaskPolarity
   sieve::compact(exec, mask, 0u, map, count, scratch);
-#elif SIEVE_CASE == 4 // a const plane (plane 2)
+#elif SIEVE_CASE == 4  // a const plane (plane 2)
   float buffer[1] = {0.0f};
   Kokkos::View<const float*, Kokkos::MemoryTraits<Kokkos::Unmanaged>> constPlane(buffer, 1);
   sieve::reorder(exec, mask, perm, inv, map, count, count, count, scratch, mask, x, constPlane);
-#elif SIEVE_CASE == 5 // restore without planes would lose the permutation
+#elif SIEVE_CASE == 5  // restore without planes would lose the permutation
   sieve::restore(exec, perm, inv, scratch);
-#elif SIEVE_CASE == 6 // a mask of doubles
+#elif SIEVE_CASE == 6  // a mask of doubles
   sieve::compact(exec, x, map, count, scratch);
-#elif SIEVE_CASE == 7 // an index map of the wrong type
+#elif SIEVE_CASE == 7  // an index map of the wrong type
   Kokkos::View<std::int64_t*> map64("map64", 1);
   sieve::compact(exec, mask, map64, count, scratch);
-#elif SIEVE_CASE == 8 // spawn slots of the wrong type
+#elif SIEVE_CASE == 8  // spawn slots of the wrong type
   sieve::Population<Exec> pop("p", exec, 1);
   Kokkos::View<std::int64_t*> slots64("slots64", 1);
   pop.spawn(exec, 1, slots64);
+#elif SIEVE_CASE == 9  // a Population's mask of doubles
+  sieve::Population<Exec> pop("p", exec, 1);
+  pop.compact(exec, x);
+#elif SIEVE_CASE == 10 // a const plane in a Population's plane set
+  float buffer[1] = {0.0f};
+  Kokkos::View<const float*, Kokkos::MemoryTraits<Kokkos::Unmanaged>> constPlane(buffer, 1);
+  sieve::Population<Exec> pop("p", exec, 1);
+  pop.reorder(exec, sieve::planes(mask, x, constPlane));
+#elif SIEVE_CASE == 11 // a Graph's compaction of a mask of doubles
+  sieve::Population<Exec> pop("p", exec, 1);
+  sieve::Graph<Exec> g;
+  g.compact(pop, x);
+#elif SIEVE_CASE == 12 // a Graph's restore of a plane set with a const plane
+  float buffer[1] = {0.0f};
+  Kokkos::View<const float*, Kokkos::MemoryTraits<Kokkos::Unmanaged>> constPlane(buffer, 1);
+  sieve::Population<Exec> pop("p", exec, 1);
+  sieve::Graph<Exec> g;
+  g.restore(pop, sieve::planes(mask, constPlane));
 #endif
 }

@@ -570,6 +570,51 @@ TEST(Findall, WorkspaceAliasingAnInputIsRejected) {
                std::invalid_argument);
 }
 
+/// One overlap rule, by exact address range: a column of a row-major matrix
+/// covers the bytes from its first to its last element, not its layout's
+/// span(), so a result placed right after the matrix is accepted; the
+/// matrix's other columns interleave with it and are refused.
+TEST(Findall, OverlapIsByExactAddressRange) {
+  const TestExec exec;
+  const i64 rows = 64, cols = 4096;
+  // The matrix and, right after it, room for a result: one allocation.
+  Kokkos::View<double*, TestMem> buf("buf", rows * cols + rows);
+  std::vector<double> init(rows * cols + rows, -1.0);
+  for (i64 r = 0; r < rows; ++r)
+    for (i64 c = 0; c < cols; ++c) init[r * cols + c] = static_cast<double>(r * 10000 + c);
+  Kokkos::deep_copy(buf, toDevice(init));
+  Kokkos::View<double**, Kokkos::LayoutRight, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> a(
+      buf.data(), rows, cols);
+  const auto last = Kokkos::subview(a, Kokkos::ALL, cols - 1); // ends where the matrix ends
+  Kokkos::View<double*, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> out(
+      buf.data() + rows * cols, rows);
+  Kokkos::View<i64, TestMem> count("count");
+  std::vector<std::uint8_t> m(rows);
+  for (i64 r = 0; r < rows; ++r) m[r] = r % 3 == 0;
+  const auto mask = toDevice(m);
+  EXPECT_NO_THROW(sieve::findall(exec, mask, sieve::items(last), sieve::into(out, count)));
+  exec.fence();
+  i64 c = 0;
+  Kokkos::deep_copy(c, count);
+  const auto got = toHost(out);
+  std::vector<double> want;
+  for (i64 r = 0; r < rows; ++r)
+    if (r % 3 == 0) want.push_back(static_cast<double>(r * 10000 + cols - 1));
+  ASSERT_EQ(c, static_cast<i64>(want.size()));
+  for (i64 i = 0; i < c; ++i) EXPECT_EQ(got[i], want[i]) << i;
+  // A result inside column 0's address range that shares no byte with it
+  // (row 0, columns 1 .. rows): refused, the rule is by address range.
+  const auto first = Kokkos::subview(a, Kokkos::ALL, 0);
+  Kokkos::View<double*, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> between(buf.data() + 1,
+                                                                                  rows);
+  try {
+    sieve::findall(exec, mask, sieve::items(first), sieve::into(between, count));
+    ADD_FAILURE() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("overlap"), std::string::npos) << e.what();
+  }
+}
+
 // --- invalid configurations -------------------------------------------------------------
 
 TEST(Findall, InvalidConfigurationsThrow) {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -272,6 +273,71 @@ TEST(Population, WideAndEmptyPlanes) {
   none.reorder(exec, sieve::planes(empty));
   none.restore(exec, sieve::planes(empty));
   EXPECT_EQ(none.indices().extent(0), 0u);
+}
+
+/// A mask of bool works wherever a Population takes a mask (findall takes
+/// bool masks too): compaction, reorder with the mask among the planes,
+/// spawn, restore; the same counts and bytes as a std::uint8_t mask.
+TEST(Population, BoolMasks) {
+  const TestExec exec;
+  const std::int64_t n = 6007;
+  std::vector<std::uint8_t> bytes(n);
+  for (std::int64_t i = 0; i < n; ++i) bytes[i] = hashUnit(static_cast<std::uint64_t>(i) * 7) < 0.4;
+  DView<std::uint8_t> u8 = toDevice(bytes, "u8");
+  DView<bool> b("b", n);
+  Kokkos::deep_copy(b,
+                    Kokkos::View<const bool*, TestDevice, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                        reinterpret_cast<const bool*>(u8.data()), n));
+  DView<std::int32_t> idA("idA", n), idB("idB", n);
+  std::vector<std::int32_t> ids(n);
+  for (std::int64_t i = 0; i < n; ++i) ids[i] = static_cast<std::int32_t>(i);
+  Kokkos::deep_copy(idA, toDevice(ids));
+  Kokkos::deep_copy(idB, toDevice(ids));
+  sieve::Population<TestExec> pa("bool", exec, n, {0.9f}), pb("u8", exec, n, {0.9f});
+  const auto planesA = sieve::planes(b, idA);
+  const auto planesB = sieve::planes(u8, idB);
+  EXPECT_EQ(pa.compact(exec, b), pb.compact(exec, u8));
+  EXPECT_EQ(read(pa.trigger().fire), 1u);
+  pa.reorder(exec, planesA);
+  pb.reorder(exec, planesB);
+  DView<std::int32_t> sa("sa", 10), sb("sb", 10);
+  pa.spawn(exec, 10, sa);
+  pb.spawn(exec, 10, sb);
+  EXPECT_EQ(toHost(sa), toHost(sb));
+  EXPECT_EQ(pa.compact(exec, b), pb.compact(exec, u8));
+  pa.restore(exec, planesA);
+  pb.restore(exec, planesB);
+  exec.fence();
+  const auto hb = toHost(b);
+  const auto hu = toHost(u8);
+  std::int64_t differ = 0;
+  for (std::int64_t i = 0; i < n; ++i) differ += (hb[i] ? 1 : 0) != hu[i];
+  EXPECT_EQ(differ, 0);
+  EXPECT_EQ(toHost(idA), toHost(idB));
+  EXPECT_EQ(toHost(pa.indices()), toHost(pb.indices()));
+}
+
+/// A Population keeps its mask as an alias of its bytes: a strided mask is
+/// refused (the free functions take strided Views on the portable face), and
+/// a spawn refuses a mask of const bytes (it writes the spawned samples).
+TEST(Population, StridedAndConstMasks) {
+  const TestExec exec;
+  const std::int64_t n = 100;
+  sieve::Population<TestExec> pop("masks", exec, n);
+  Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, TestDevice> two("two", n, 2);
+  const auto strided = Kokkos::subview(two, Kokkos::ALL, 0);
+  try {
+    pop.compact(exec, strided);
+    ADD_FAILURE() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("contiguous"), std::string::npos) << e.what();
+  }
+  const DView<std::uint8_t> m = filled<std::uint8_t>(n, 0, "m");
+  const Kokkos::View<const std::uint8_t*, TestDevice> constMask = m;
+  EXPECT_EQ(pop.compact(exec, constMask), 0u);
+  DView<std::int32_t> slots("slots", 4);
+  EXPECT_THROW(pop.spawn(exec, 4, slots), std::invalid_argument);
+  EXPECT_EQ(toHost(m), std::vector<std::uint8_t>(n, 0)) << "nothing written";
 }
 
 } // namespace

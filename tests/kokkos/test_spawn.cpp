@@ -10,6 +10,7 @@
 #include <sieve/graph.hpp>
 #include <sieve/population.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -195,7 +196,7 @@ TEST(Spawn, MisuseThrows) {
     pop.reorder(exec, planes);
     ADD_FAILURE() << "no throw";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("compact before the reorder"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("spawned since the last compaction"), std::string::npos)
         << e.what();
   }
   pop.compact(exec, p.alive);
@@ -234,6 +235,48 @@ TEST(Spawn, AGraphNodeMatchesTheDirectCalls) {
     EXPECT_EQ(toHost(a.id), toHost(b.id));
     EXPECT_EQ(read(pa.count()), read(pb.count()));
   }
+}
+
+/// What may and may not come between a spawn and the compaction after it.
+TEST(Spawn, BetweenASpawnAndItsCompaction) {
+  const TestExec exec;
+  const std::int64_t n = 5000;
+  const auto mask = randomMask(n, 0.5, 8);
+  Planes3 p(mask);
+  sieve::Population<TestExec> pop("between", exec, n, {0.99f});
+  const auto planes = sieve::planes(p.alive, p.x, p.id);
+  const std::uint32_t live = pop.compact(exec, p.alive);
+  pop.reorder(exec, planes); // fires: perm is not the identity
+  DView<std::int32_t> a("a", 8), b("b", 8);
+  // A spawn that places nothing changes nothing: a reorder may follow.
+  EXPECT_THROW(pop.spawn(exec, n, DView<std::int32_t>("all", n)), std::invalid_argument);
+  EXPECT_NO_THROW(pop.reorder(exec, planes));
+  pop.spawn(exec, 0, a);
+  EXPECT_NO_THROW(pop.reorder(exec, planes));
+  // Two spawns in a row take different slots (the first ones read kept).
+  pop.spawn(exec, 8, a);
+  pop.spawn(exec, 8, b);
+  std::vector<std::int32_t> all = toHost(a);
+  for (const std::int32_t v : toHost(b)) all.push_back(v);
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "a slot handed out twice";
+  // Nothing may move the handed-out slots before the compaction.
+  EXPECT_THROW(pop.restore(exec, planes), std::invalid_argument);
+  EXPECT_THROW(pop.reorder(exec, planes), std::invalid_argument);
+  EXPECT_EQ(pop.compact(exec, p.alive), live + 16u);
+  // After a restore perm is the identity again: the slots are the sample ids.
+  pop.reorder(exec, planes);
+  pop.restore(exec, planes);
+  const auto before = toHost(p.alive);
+  std::vector<std::int32_t> identity(n);
+  for (std::int64_t i = 0; i < n; ++i) identity[i] = static_cast<std::int32_t>(i);
+  pop.spawn(exec, 5, a);
+  const auto got = toHost(a);
+  const auto want = firstFree(before, identity, 5, sieve::MaskPolarity::keep);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(got[i], want[i]);
+  // k in one of the population's own words is refused.
+  EXPECT_THROW(pop.spawn_async(exec, pop.spawned(), a), std::invalid_argument);
+  EXPECT_THROW(pop.spawn_async(exec, pop.count(), a), std::invalid_argument);
 }
 
 } // namespace

@@ -620,6 +620,7 @@ TEST(MpiPopulation, RebalanceMovesInSampleOrderWhateverTheReorders) {
   const TestExec exec;
   const int p = worldSize(), rank = worldRank();
   sieve::mpi::RebalanceWorkspace<TestExec> ws("pop_ws");
+  int fired = 0;
   forEachWorld(900, [&](const World& w) {
     for (const bool reorder : {false, true}) {
       SCOPED_TRACE(reorder ? "after a reorder" : "no reorder");
@@ -632,7 +633,10 @@ TEST(MpiPopulation, RebalanceMovesInSampleOrderWhateverTheReorders) {
       for (std::int64_t i = 0; i < w.sizes[rank]; ++i) mine += w.mask[w.begin(rank) + i] != 0;
       EXPECT_EQ(c.local, mine);
       EXPECT_EQ(c.total, static_cast<std::int64_t>(survivors(w).size()));
-      if (reorder) pop.reorder(exec, planes);
+      if (reorder) {
+        fired += read(pop.trigger().fire) != 0;
+        pop.reorder(exec, planes);
+      }
       const auto g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, ws, pop, planes);
       expectRebalanced(w, pl, g, p, rank);
       expectBornAgain(pop, g.local);
@@ -647,6 +651,7 @@ TEST(MpiPopulation, RebalanceMovesInSampleOrderWhateverTheReorders) {
       expectRebalanced(w, pl, g, p, rank);
     }
   });
+  EXPECT_GT(fired, 0) << "no reorder fired: the gather through inv went untested";
 }
 
 /// Steps of kill + spawn + compact + reorder + rebalance of a Population
@@ -687,6 +692,7 @@ TEST(MpiPopulation, StepsWithSpawnsAndRebalancesStayTheModel) {
     id = toHost(pl.id);
     for (std::int64_t i = 0; i < k; ++i) id[got[i]] = nextId + rank * 100 + static_cast<int>(i);
     Kokkos::deep_copy(pl.id, toDevice(id));
+    sieve::mpi::compact(exec, MPI_COMM_WORLD, pop, pl.mask); // the children are live
     // This rank's survivors in sample-id order (perm: slot -> sample id): the
     // order a Population's rebalance moves them in.
     const auto perm = toHost(pop.perm());
@@ -770,6 +776,28 @@ TEST(MpiMisuse, APopulationWithoutRoomOrMaskOrCompaction) {
         },
         0, "must hold the population's mask", "sieve::mpi::rebalance");
   }
+  // An empty handle on rank 0: every rank throws at once (the handle is
+  // checked after the handshake, inside the agreed local step).
+  {
+    sieve::Population<TestExec> pop("full", exec, room), none;
+    pop.compact(exec, pl.mask);
+    expectAllThrow(
+        [&] {
+          sieve::mpi::rebalance("lbl", exec, MPI_COMM_WORLD, rank == 0 ? none : pop,
+                                sieve::planes(pl.mask, pl.id));
+        },
+        0, "empty Population handle", "sieve::");
+  }
+  // A spawn on the last rank not yet compacted: its slots must not move.
+  {
+    sieve::Population<TestExec> pop("spawned", exec, room);
+    pop.compact(exec, pl.mask);
+    DView<std::int32_t> slots("slots", 3);
+    if (rank == p - 1) pop.spawn(exec, 3, slots);
+    expectAllThrow(
+        [&] { sieve::mpi::rebalance(exec, MPI_COMM_WORLD, pop, sieve::planes(pl.mask, pl.id)); },
+        p - 1, "spawned since the last compaction", "sieve::mpi::rebalance");
+  }
   // Another plane set than the reorders moved, on the last rank.
   {
     sieve::Population<TestExec> pop("moved", exec, room, {0.99f});
@@ -811,6 +839,11 @@ TEST(MpiMisuse, RanksInDifferentCallsAllThrow) {
                  "in different sieve::mpi calls");
   expectAllThrow([&] { rank == 0 ? popCompact() : compact(); }, -1, "",
                  "sieve::mpi::compact (of a Population)");
+  auto popRebalance = [&] {
+    sieve::mpi::rebalance(exec, MPI_COMM_WORLD, pop, sieve::planes(roomy.mask, roomy.id));
+  };
+  expectAllThrow([&] { rank == p - 1 ? popRebalance() : rebalance(); }, -1, "",
+                 "sieve::mpi::rebalance (of a Population)");
   // Nothing moved, and the communicator still works.
   const auto id = toHost(pl.id);
   EXPECT_EQ(id, slice(w.id, w.begin(rank), w.sizes[rank]));

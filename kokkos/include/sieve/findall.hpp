@@ -280,15 +280,11 @@ struct PredOn<P, T, std::enable_if_t<std::is_invocable_v<const P&, const T&>>> {
       std::is_same_v<std::invoke_result_t<const P&, const T&>, bool>;
 };
 
-/// The bytes a View's elements span from its data pointer.
+/// The bytes a View's elements cover from its data pointer (coveredBytes:
+/// exact, for strided Views too).
 template <class V>
 ArrayBytes viewBytes(const char* name, const V& v) {
-  using T = typename V::non_const_value_type;
-  std::size_t elem = sizeof(T);
-#if KOKKOS_VERSION < 40400
-  if constexpr (Findall::IsArray<T>::value) elem = sizeof(typename T::value_type);
-#endif
-  return arrayBytes(name, v.data(), static_cast<std::int64_t>(v.span() * elem), 1);
+  return arrayBytes(name, v.data(), static_cast<std::int64_t>(coveredBytes(v)), 1);
 }
 
 /// Every findall overload ends here: compile-time checks (readable

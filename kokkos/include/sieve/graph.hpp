@@ -66,6 +66,61 @@ class Graph {
   template <class MaskView>
   node compact(const Population<ExecSpace>& pop, const MaskView& mask,
                MaskPolarity polarity = MaskPolarity::keep, const deps& after = {}) {
+    static_assert(Pop::template maskOk<MaskView>(),
+                  "sieve::Graph::compact: the mask must be a rank-1 View of std::uint8_t or bool "
+                  "(non-zero keeps), accessible from the execution space");
+    if constexpr (Pop::template maskOk<MaskView>()) return compactNode(pop, mask, polarity, after);
+    else return -1;
+  }
+
+  /// A reorder of `planes` by `pop` (a no-op on the device unless the
+  /// trigger fired). The compaction it follows must be a node of this graph
+  /// or a call before the first launch. Returns the node.
+  template <class... Views>
+  node reorder(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
+               const deps& after = {}) {
+    static_assert(Pop::template planesOk<Views...>(),
+                  "sieve::Graph::reorder: every plane of the plane set (sieve::planes) must be a "
+                  "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte elements, "
+                  "accessible from the execution space");
+    if constexpr (Pop::template planesOk<Views...>()) return reorderNode(pop, planes, after);
+    else return -1;
+  }
+
+  /// A restore of `planes` by `pop` (Population::restore: the index map is
+  /// made again from the restored mask). Returns the node.
+  template <class... Views>
+  node restore(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
+               const deps& after = {}) {
+    static_assert(Pop::template planesOk<Views...>(),
+                  "sieve::Graph::restore: every plane of the plane set (sieve::planes) must be a "
+                  "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte elements, "
+                  "accessible from the execution space");
+    if constexpr (Pop::template planesOk<Views...>()) return restoreNode(pop, planes, after);
+    else return -1;
+  }
+
+  /// A spawn of `k` (a device word, read at every launch) samples into
+  /// `pop`'s free slots (Population::spawn_async: slots(i) receives the
+  /// i-th; pop.spawned() reads k, or 0 when fewer than k slots were free or
+  /// k > slots.extent(0), and then nothing changed). A compaction must
+  /// follow before the next reorder. Returns the node.
+  template <class Slots>
+  node spawn(const Population<ExecSpace>& pop, const typename Population<ExecSpace>::count_view& k,
+             const Slots& slots, const deps& after = {}) {
+    static_assert(Pop::template slotsOk<Slots>(),
+                  "sieve::Graph::spawn: slots must be a writable rank-1 View of std::int32_t "
+                  "accessible from the execution space");
+    if constexpr (Pop::template slotsOk<Slots>()) return spawnNode(pop, k, slots, after);
+    else return -1;
+  }
+
+ private:
+  using Pop = Population<ExecSpace>;
+
+  template <class MaskView>
+  node compactNode(const Population<ExecSpace>& pop, const MaskView& mask, MaskPolarity polarity,
+                   const deps& after) {
     auto& ps = pop.state("Graph::compact");
     pop.checkMask("sieve::Graph::compact", mask);
     const int slot = reserve("compact", compact_scratch_bytes(ps.n));
@@ -77,13 +132,12 @@ class Graph {
                });
   }
 
-  /// A reorder of `planes` by `pop` (a no-op on the device unless the
-  /// trigger fired). The compaction it follows must be a node of this graph
-  /// or a call before the first launch. Returns the node.
   template <class... Views>
-  node reorder(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
-               const deps& after = {}) {
+  node reorderNode(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
+                   const deps& after) {
     auto& ps = pop.state("Graph::reorder");
+    ps.graphReorders = true; // launched on the device: perm is no longer known on the host
+    ps.permIdentity = false;
     const int slot = reserve("reorder", reorder_scratch_bytes(ps.n, widest<Views...>()));
     auto st = pop.s_;
     return add("reorder", after, slot, [st, planes](const ExecSpace& exec, const Scratch& s) {
@@ -91,11 +145,9 @@ class Graph {
     });
   }
 
-  /// A restore of `planes` by `pop` (Population::restore: the index map is
-  /// made again from the restored mask). Returns the node.
   template <class... Views>
-  node restore(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
-               const deps& after = {}) {
+  node restoreNode(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
+                   const deps& after) {
     auto& ps = pop.state("Graph::restore");
     const int slot = reserve("restore", reorder_scratch_bytes(ps.n, widest<Views...>()));
     auto st = pop.s_;
@@ -104,14 +156,10 @@ class Graph {
     });
   }
 
-  /// A spawn of `k` (a device word, read at every launch) samples into
-  /// `pop`'s free slots (Population::spawn_async: slots(i) receives the
-  /// i-th; pop.spawned() reads k, or 0 when fewer than k slots were free or
-  /// k > slots.extent(0), and then nothing changed). A compaction must
-  /// follow before the next reorder. Returns the node.
   template <class Slots>
-  node spawn(const Population<ExecSpace>& pop, const typename Population<ExecSpace>::count_view& k,
-             const Slots& slots, const deps& after = {}) {
+  node spawnNode(const Population<ExecSpace>& pop,
+                 const typename Population<ExecSpace>::count_view& k, const Slots& slots,
+                 const deps& after) {
     auto& ps = pop.state("Graph::spawn");
     Population<ExecSpace>::checkSlots("sieve::Graph::spawn", slots);
     const int slot = reserve("spawn", spawnScratchBytes(ps.n));
@@ -122,6 +170,7 @@ class Graph {
     });
   }
 
+ public:
   /// An inclusive scan of `in` into `out` with `op` (sieve::inclusive_scan),
   /// its block sums from the arena, its total into `total` (a rank-0 View; may
   /// be empty). Returns the node.

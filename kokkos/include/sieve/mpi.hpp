@@ -22,7 +22,7 @@
 // MPI_Iallreduce of two int64 naming the call): ranks in different sieve::mpi
 // calls all throw std::invalid_argument naming them, none hangs in mismatched
 // collectives; a rank whose peers never join throws after $SIEVE_MPI_TIMEOUT
-// seconds (300 when unset).
+// seconds (1800 when unset; 0 or off: wait for ever).
 //
 // Costs per call (besides the handshake): compact / findall add one round of three non-blocking
 // collectives of a few int64 (MPI_Iallreduce x2 + MPI_Iexscan) after a host
@@ -275,15 +275,16 @@ inline sieve::Impl::ExchangePlan rebalanceAgree(const char* fn, MPI_Comm comm, c
   return plan;
 }
 
-/// Phases 1-4 of a rebalance. `local(kept)` (phase 1, inside the rank's
-/// Attempt) checks the arguments, writes ws.map (the survivors' slots in the
-/// order they are to move) and sets `kept`; `fixed` keeps every plane at its
-/// extent (a Population's planes: they never grow); `mask` is the mask's
-/// bytes (its tail reads dead afterwards when it is one of the planes).
+/// Phases 1-4 of a rebalance. `local(kept, mask, polarity)` (phase 1, after
+/// the handshake, inside the rank's Attempt: whatever it throws is agreed)
+/// checks the arguments, writes ws.map (the survivors' slots in the order
+/// they are to move) and sets `kept`, the mask's bytes (their tail reads
+/// dead afterwards when they are one of the planes) and their polarity;
+/// `fixed` keeps every plane at its extent (a Population's: they never grow).
 template <class Exec, class Local, class... Planes>
 Global rebalanceRun(const char* fn, Call call, const std::string& label, const Exec& exec,
-                    MPI_Comm comm, RebalanceWorkspace<Exec>& ws, const void* mask,
-                    MaskPolarity polarity, bool fixed, Local&& local, Planes&... planes) {
+                    MPI_Comm comm, RebalanceWorkspace<Exec>& ws, bool fixed, Local&& local,
+                    Planes&... planes) {
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   constexpr int N = static_cast<int>(sizeof...(Planes));
   checkComm(fn, comm);
@@ -301,8 +302,10 @@ Global rebalanceRun(const char* fn, Call call, const std::string& label, const E
   // 1. Local: check the arguments, find the survivors, read their count.
   Attempt mine;
   std::int64_t kept = 0, capacity = std::numeric_limits<std::int64_t>::max();
+  const void* mask = nullptr;                 // the mask's bytes (its tail is made dead)
+  MaskPolarity polarity = MaskPolarity::keep; // what they mean
   mine.run([&] {
-    const std::int64_t n = local(kept); // checks the mask, fills ws.map
+    const std::int64_t n = local(kept, mask, polarity); // checks the mask, fills ws.map
     std::vector<sieve::Impl::ArrayBytes> arrays;
     forEachPlane(
         refs, [&](auto j, auto& v) { checkPlane(fn, n, j, v, arrays, capacity); }, seq);
@@ -419,7 +422,9 @@ Global rebalanceFree(const std::string& label, const Exec& exec, MPI_Comm comm,
                 "execution space (on Kokkos < 4.4 a View of Kokkos::Array must be "
                 "LayoutRight)");
   const Names wsNames(ws.label, fn);
-  auto local = [&](std::int64_t& kept) {
+  auto local = [&](std::int64_t& kept, const void*& bytes, MaskPolarity& meaning) {
+    bytes = mask.data();
+    meaning = polarity;
     const std::int64_t n = sieve::Impl::extent64(mask);
     sieve::Impl::checkSamples(fn, n, "mask.extent(0)");
     ensure(ws.map, static_cast<std::size_t>(n), wsNames("index_map"));
@@ -431,8 +436,7 @@ Global rebalanceFree(const std::string& label, const Exec& exec, MPI_Comm comm,
     kept = c;
     return n;
   };
-  return rebalanceRun(fn, Call::rebalance, label, exec, comm, ws,
-                      static_cast<const void*>(mask.data()), polarity, false, local, planes...);
+  return rebalanceRun(fn, Call::rebalance, label, exec, comm, ws, false, local, planes...);
 }
 
 template <class Exec, class Mask, class... Planes>
@@ -488,11 +492,18 @@ struct PopulationAccess {
                   "sieve::mpi::rebalance: every plane of a Population must be a writable rank-1 "
                   "View of trivially-copyable 1, 2, 4, 8 or 16-byte elements, accessible from "
                   "the execution space");
-    State& s = pop.state(fn);
     Planes<Views...> planes = given; // handles: the same planes (a Population's never grow)
     const Names wsNames(ws.label, fn);
-    const Names names(label.empty() ? s.label : label, fn);
-    auto local = [&](std::int64_t& kept) {
+    const Names names(label, fn);
+    // Everything that may throw runs in phase 1, inside the rank's Attempt,
+    // after the handshake: an empty handle on one rank makes every rank throw.
+    State* state = nullptr;
+    auto local = [&](std::int64_t& kept, const void*& mask, MaskPolarity& polarity) {
+      state = &pop.state(fn);
+      State& s = *state;
+      mask = s.mask.data();
+      polarity = s.polarity;
+      Population<Exec>::checkNoSpawnPending(s, fn);
       if (s.mask.data() == nullptr && s.n > 0)
         sieve::Impl::fail(fn,
                           "no compaction of the population since it was made (or cloned): "
@@ -548,11 +559,11 @@ struct PopulationAccess {
     };
     const Global g = std::apply(
         [&](auto&... v) {
-          return rebalanceRun(fn, Call::population_rebalance, label, exec, comm, ws,
-                              static_cast<const void*>(s.mask.data()), s.polarity, true, local,
+          return rebalanceRun(fn, Call::population_rebalance, label, exec, comm, ws, true, local,
                               v...);
         },
         planes.views);
+    State& s = *state; // phase 1 ran on every rank that gets here
     // Born again on the moved planes: sample id k = slot k = global survivor
     // offset + k; the index map the identity over [0, local), as a compaction
     // of the moved mask gives; span = local, fire = 0; nothing to restore.
@@ -564,7 +575,7 @@ struct PopulationAccess {
     Kokkos::deep_copy(exec, s.trigger.live32, (held + 31u) / 32u);
     exec.fence();
     sieve::Impl::Record::forget(s.trigger);
-    s.permIdentity = true;
+    s.permIdentity = !s.graphReorders;
     s.spawnedSinceCompact = false;
     return g;
   }
@@ -668,8 +679,10 @@ findall(const std::string& label, const ExecSpace& exec, MPI_Comm comm, const Fi
 /// element sizes in the same order on every rank; moved bit for bit. The mask
 /// may be one of them. A plane shorter than the new local count is given a
 /// new allocation with its label (as Kokkos::realloc does: other handles to
-/// the old one keep the old samples); a longer one keeps its extent, its
-/// slots from `local` on unspecified.
+/// the old one keep the old samples); a longer one keeps its extent: when it
+/// is the mask, its slots from `local` on read dead (the next compaction
+/// counts exactly the samples this rank holds); another plane's keep their
+/// old bytes.
 ///
 /// Collective and blocking. O(n) local work and allocation (index map,
 /// compaction scratch, send and receive buffers of the survivors' bytes; none
@@ -787,6 +800,15 @@ Global rebalance(const ExecSpace& exec, MPI_Comm comm, const Population<ExecSpac
                  const Planes<Views...>& planes) {
   RebalanceWorkspace<ExecSpace> ws;
   return Impl::PopulationAccess::rebalance(std::string(), exec, comm, ws, population, planes,
+                                           std::index_sequence_for<Views...>{});
+}
+
+/// sieve::mpi::rebalance of a Population with a label, without a workspace.
+template <class ExecSpace, class... Views>
+Global rebalance(const std::string& label, const ExecSpace& exec, MPI_Comm comm,
+                 const Population<ExecSpace>& population, const Planes<Views...>& planes) {
+  RebalanceWorkspace<ExecSpace> ws(label);
+  return Impl::PopulationAccess::rebalance(label, exec, comm, ws, population, planes,
                                            std::index_sequence_for<Views...>{});
 }
 

@@ -22,10 +22,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace sieve {
@@ -202,10 +204,15 @@ class Population {
   template <class MaskView>
   void compact_async(const ExecSpace& exec, const MaskView& mask,
                      MaskPolarity polarity = MaskPolarity::keep) const {
-    State& s = state("compact");
-    checkMask("sieve::Population::compact", mask);
-    growScratch(1);
-    compactWith(s, exec, s.scratch, mask, polarity);
+    static_assert(maskOk<MaskView>(),
+                  "sieve::Population::compact: the mask must be a rank-1 View of std::uint8_t or "
+                  "bool (non-zero keeps), accessible from the execution space");
+    if constexpr (maskOk<MaskView>()) {
+      State& s = state("compact");
+      checkMask("sieve::Population::compact", mask);
+      growScratch(1);
+      compactWith(s, exec, s.scratch, mask, polarity);
+    }
   }
 
   /// When the trigger fired at the last compaction: move the kept samples of
@@ -219,9 +226,15 @@ class Population {
   /// sieve::reorder throws.
   template <class... Views>
   void reorder(const ExecSpace& exec, const Planes<Views...>& planes) const {
-    State& s = state("reorder");
-    growScratch(widest<Views...>());
-    reorderWith(s, exec, s.scratch, planes);
+    static_assert(planesOk<Views...>(),
+                  "sieve::Population::reorder: every plane of the plane set (sieve::planes) must "
+                  "be a writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte "
+                  "elements, accessible from the execution space");
+    if constexpr (planesOk<Views...>()) {
+      State& s = state("reorder");
+      growScratch(widest<Views...>());
+      reorderWith(s, exec, s.scratch, planes);
+    }
   }
 
   /// Move every plane back to sample order (sieve::restore with the
@@ -232,9 +245,15 @@ class Population {
   /// moved, planes of another extent, and what sieve::restore throws.
   template <class... Views>
   void restore(const ExecSpace& exec, const Planes<Views...>& planes) const {
-    State& s = state("restore");
-    growScratch(widest<Views...>());
-    restoreWith(s, exec, s.scratch, planes);
+    static_assert(planesOk<Views...>(),
+                  "sieve::Population::restore: every plane of the plane set (sieve::planes) must "
+                  "be a writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte "
+                  "elements, accessible from the execution space");
+    if constexpr (planesOk<Views...>()) {
+      State& s = state("restore");
+      growScratch(widest<Views...>());
+      restoreWith(s, exec, s.scratch, planes);
+    }
   }
 
   /// Spawn `k` samples into free slots: the first k dead samples in sample-id
@@ -250,6 +269,15 @@ class Population {
   /// (then nothing was changed).
   template <class Slots>
   void spawn(const ExecSpace& exec, std::int64_t k, const Slots& slots) const {
+    static_assert(slotsOk<Slots>(),
+                  "sieve::Population::spawn: slots must be a writable rank-1 "
+                  "View of std::int32_t accessible from the execution space");
+    if constexpr (slotsOk<Slots>()) spawnChecked(exec, k, slots);
+  }
+
+ private:
+  template <class Slots>
+  void spawnChecked(const ExecSpace& exec, std::int64_t k, const Slots& slots) const {
     constexpr const char* fn = "sieve::Population::spawn";
     State& s = state("spawn");
     checkSlots(fn, slots);
@@ -259,12 +287,14 @@ class Population {
     if (k > s.n)
       Impl::fail(fn, "k = " + std::to_string(k) +
                          " exceeds the population's n = " + std::to_string(s.n) + " slots");
-    growSpawnScratch();
+    growScratch(1);
+    const bool before = s.spawnedSinceCompact;
     Kokkos::deep_copy(exec, s.spawnK, static_cast<std::uint32_t>(k));
     spawnWith(s, exec, s.scratch, s.spawnK, slots, k);
     std::uint32_t placed = 0;
     Kokkos::deep_copy(exec, placed, s.spawned);
     exec.fence();
+    s.spawnedSinceCompact = before || placed > 0; // nothing placed: nothing changed
     if (placed != static_cast<std::uint32_t>(k)) {
       std::uint32_t free = 0;
       Kokkos::deep_copy(exec, free, freeCountOf(s, s.scratch));
@@ -275,6 +305,7 @@ class Population {
     }
   }
 
+ public:
   /// sieve::Population::spawn with k in a device word, asynchronous on
   /// `exec` (capture-safe on Cuda; blocks on Kokkos::OpenMP as a compaction
   /// does): spawned() reads k when the k samples were placed, 0 when fewer
@@ -282,10 +313,16 @@ class Population {
   /// Throws std::invalid_argument before any compaction.
   template <class Slots>
   void spawn_async(const ExecSpace& exec, const count_view& k, const Slots& slots) const {
-    State& s = state("spawn");
-    checkSlots("sieve::Population::spawn_async", slots);
-    growSpawnScratch();
-    spawnWith(s, exec, s.scratch, k, slots, static_cast<std::int64_t>(slots.extent(0)));
+    static_assert(slotsOk<Slots>(),
+                  "sieve::Population::spawn_async: slots must be a writable "
+                  "rank-1 View of std::int32_t accessible from the execution "
+                  "space");
+    if constexpr (slotsOk<Slots>()) {
+      State& s = state("spawn");
+      checkSlots("sieve::Population::spawn_async", slots);
+      growScratch(1);
+      spawnWith(s, exec, s.scratch, k, slots, static_cast<std::int64_t>(slots.extent(0)));
+    }
   }
 
   /// What the last spawn placed: k, or 0 when it placed nothing. On the
@@ -350,6 +387,10 @@ class Population {
     count_view spawnK, spawned; // a spawn's k and what it placed
     bool spawnedSinceCompact = false;
     bool permIdentity = true; // no reorder since birth, the last restore or rebalance
+    // A graph reorder node runs on the device (a CUDA graph's launches run no
+    // host code): from its first one on, perm is never taken for the identity.
+    bool graphReorders = false;
+    bool maskWritable = true; // the last compacted mask is not a View of const bytes
   };
 
   // The steps themselves, with a given scratch: the direct calls give the
@@ -357,7 +398,7 @@ class Population {
   template <class Scratch, class MaskView>
   static void compactWith(State& s, const ExecSpace& exec, const Scratch& scratch,
                           const MaskView& mask, MaskPolarity polarity) {
-    sieve::compact(s.label, exec, mask, polarity, s.map, s.count, scratch, s.trigger);
+    sieve::compact(s.label, exec, bytesOf(mask), polarity, s.map, s.count, scratch, s.trigger);
     remember(s, mask, polarity);
     s.spawnedSinceCompact = false;
   }
@@ -367,11 +408,7 @@ class Population {
     if (s.mask.data() == nullptr && s.n > 0)
       Impl::fail("sieve::Population::reorder",
                  "no compaction since the population was made (or cloned); call compact first");
-    if (s.spawnedSinceCompact)
-      Impl::fail("sieve::Population::reorder",
-                 "samples were spawned since the last compaction, which its index map and "
-                 "count do not hold; compact before the reorder (the spawned samples would be "
-                 "moved as dead)");
+    checkNoSpawnPending(s, "sieve::Population::reorder");
     std::apply(
         [&](const auto&... v) {
           sieve::reorder(s.label, exec, s.mask, s.polarity, s.perm, s.inv, s.map, s.count,
@@ -383,14 +420,25 @@ class Population {
   template <class Scratch, class... Views>
   static void restoreWith(State& s, const ExecSpace& exec, const Scratch& scratch,
                           const Planes<Views...>& planes) {
+    checkNoSpawnPending(s, "sieve::Population::restore");
     std::apply(
         [&](const auto&... v) {
           sieve::restore(s.label, exec, s.trigger, s.perm, s.inv, scratch, v...);
         },
         planes.views);
-    s.permIdentity = true;
+    s.permIdentity = !s.graphReorders;
     if (s.mask.data() != nullptr)
       sieve::compact(s.label, exec, s.mask, s.polarity, s.map, s.count, scratch, s.trigger);
+  }
+
+  /// The slots a spawn handed out are filled by the caller and become live at
+  /// the next compaction: until then nothing may move them.
+  static void checkNoSpawnPending(const State& s, const char* fn) {
+    if (s.spawnedSinceCompact)
+      Impl::fail(fn,
+                 "samples were spawned since the last compaction: fill their slots and "
+                 "compact first (this call moves slots, and the slots the spawn handed out "
+                 "would no longer be theirs)");
   }
 
   /// The spawn itself, with a given scratch (spawnLayout) and k in a device
@@ -406,9 +454,19 @@ class Population {
       Impl::fail(fn,
                  "no compaction since the population was made (or cloned): the population "
                  "knows no mask yet; call compact first");
+    if (!s.maskWritable)
+      Impl::fail(fn,
+                 "the mask of the last compaction is a View of const bytes, and a spawn "
+                 "writes it (the spawned samples become kept); compact a writable mask");
     using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
     const Impl::SpawnLayout l = Impl::spawnLayout(s.n);
     unsigned char* base = reinterpret_cast<unsigned char*>(scratch.data());
+    if (k.data() == s.trigger.span.data() || k.data() == s.spawned.data() ||
+        k.data() == s.count.data() || k.data() == s.trigger.fire.data() ||
+        k.data() == s.trigger.live32.data())
+      Impl::fail(fn,
+                 "k is one of the population's own words (count, spawned or a trigger "
+                 "word), which the spawn writes; give it a word of its own");
     // Perm is the identity unless a reorder ran since the last restore (or
     // rebalance): then slot order is sample order and the mask is read as is.
     const bool identity = s.permIdentity && !replayed;
@@ -451,10 +509,26 @@ class Population {
 
   template <class Slots>
   static void checkSlots(const char* fn, const Slots& slots) {
-    static_assert(Impl::kViewOf<ExecSpace, Slots, 1, std::int32_t, true>,
-                  "sieve::Population::spawn: slots must be a writable rank-1 View of std::int32_t "
-                  "accessible from the execution space");
     if (!Impl::contiguous(slots)) Impl::fail(fn, "slots must be contiguous (stride 1)");
+  }
+
+  // The compile-time rules of the entries' arguments, each written once (the
+  // Graph's nodes assert the same): asserted first, so that Sieve's sentence
+  // is the first error and nothing else is instantiated.
+  template <class Slots>
+  static constexpr bool slotsOk() {
+    return Impl::kViewOf<ExecSpace, Slots, 1, std::int32_t, true>;
+  }
+  template <class MaskView>
+  static constexpr bool maskOk() {
+    using T = typename Impl::Safe<MaskView>::value;
+    constexpr bool bytes = std::is_same_v<T, std::uint8_t> || std::is_same_v<T, bool>;
+    return Impl::Safe<MaskView>::rank == 1 && bytes &&
+           Impl::Safe<MaskView>::template accessible<ExecSpace>();
+  }
+  template <class... Views>
+  static constexpr bool planesOk() {
+    return Impl::firstBadPlane<ExecSpace, Views...>() < 0;
   }
 
   /// The mask of the last compaction, for the next reorder and restore: an
@@ -462,9 +536,20 @@ class Population {
   /// outlive the caller's View (a restore compacts them again).
   template <class MaskView>
   static void remember(State& s, const MaskView& mask, MaskPolarity polarity) {
-    s.mask = mask_view(mask.data(), mask.extent(0));
+    s.mask = bytesOf(mask);
     s.maskOwner = std::make_shared<const MaskView>(mask);
+    s.maskWritable = !std::is_const_v<typename MaskView::value_type>;
     s.polarity = polarity;
+  }
+
+  /// A mask's bytes (std::uint8_t or bool, one byte a sample).
+  template <class MaskView>
+  static mask_view bytesOf(const MaskView& mask) {
+    using T = typename MaskView::value_type;
+    static_assert(sizeof(T) == 1, "sieve::Population: a mask byte per sample");
+    return mask_view(
+        reinterpret_cast<std::uint8_t*>(const_cast<std::remove_const_t<T>*>(mask.data())),
+        mask.extent(0));
   }
   std::shared_ptr<State> s_;
 
@@ -493,25 +578,20 @@ class Population {
     s.scratch = scratch_view();
     s.scratch = scratch_view(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "sieve::" + s.label + "::scratch"),
-        s.n == 0 ? 1 : reorder_scratch_bytes(s.n, e));
+        scratchBytes(s.n, e));
     s.scratchElem = e;
   }
 
-  /// The scratch, grown to hold a spawn's words too (never shrunk).
-  void growSpawnScratch() const {
-    State& s = *s_;
-    growScratch(1);
-    const std::size_t need = spawnScratchBytes(s.n);
-    if (s.scratch.extent(0) >= need) return;
-    s.scratch = scratch_view();
-    s.scratch = scratch_view(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "sieve::" + s.label + "::scratch"), need);
+  /// The scratch of every step (reorder / restore of `elem`-byte planes,
+  /// compaction, spawn): the larger rule. Sized once at birth, a spawn or a
+  /// graph never allocates it.
+  static std::size_t scratchBytes(std::int64_t n, std::uint32_t elem) {
+    if (n == 0) return 1;
+    return std::max(reorder_scratch_bytes(n, elem), spawnScratchBytes(n));
   }
 
   template <class MaskView>
   void checkMask(const char* fn, const MaskView& mask) const {
-    static_assert(Kokkos::is_view<MaskView>::value && MaskView::rank == 1,
-                  "sieve::Population: the mask must be a rank-1 View of std::uint8_t");
     if (static_cast<std::int64_t>(mask.extent(0)) != s_->n)
       Impl::fail(fn, "mask.extent(0) = " + std::to_string(mask.extent(0)) +
                          "; the population has n = " + std::to_string(s_->n) +

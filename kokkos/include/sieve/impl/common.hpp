@@ -106,10 +106,19 @@ std::size_t strideBytes(const V& v) {
   return static_cast<std::size_t>(v.stride(0)) * sizeof(ValueOf<V>);
 }
 
-/// The bytes a rank-1 View's elements cover, from v.data().
+/// The bytes a View's elements cover (any rank), from v.data() to the end of
+/// its last element: sum over d of (extent(d) - 1) * stride(d) elements, plus
+/// one. The one overlap rule of every call: two arrays overlap when these
+/// address ranges do, so a strided View is measured exactly (not by its
+/// layout's span(), which may reach past its last element), and interleaved
+/// columns of one matrix count as overlapping though they share no byte.
 template <class V>
 std::size_t coveredBytes(const V& v) {
-  return v.extent(0) == 0 ? 0 : (v.extent(0) - 1) * strideBytes(v) + sizeof(ValueOf<V>);
+  if (v.size() == 0) return 0;
+  std::size_t last = 0;
+  for (unsigned d = 0; d < static_cast<unsigned>(V::rank); ++d)
+    last += (v.extent(d) - 1) * static_cast<std::size_t>(v.stride(d));
+  return last * sizeof(ValueOf<V>) + sizeof(ValueOf<V>);
 }
 
 template <class V>

@@ -91,14 +91,19 @@ inline const char* callName(std::int64_t id) {
 }
 
 /// Seconds a rank waits in a call's handshake for the other ranks before it
-/// throws: $SIEVE_MPI_TIMEOUT (a positive number), else 300.
+/// throws: $SIEVE_MPI_TIMEOUT (seconds; 0 or "off": wait for ever), else
+/// 1800 (as long as common process-group watchdogs wait: a rank late by
+/// minutes, e.g. behind checkpoint I/O, is not taken for a mismatch).
+/// Returns a negative number for "for ever".
 inline double handshakeTimeout() {
   if (const char* v = std::getenv("SIEVE_MPI_TIMEOUT")) {
+    if (std::string(v) == "off") return -1;
     char* end = nullptr;
     const double s = std::strtod(v, &end);
+    if (end != v && s == 0) return -1;
     if (end != v && s > 0) return s;
   }
-  return 300.0;
+  return 1800.0;
 }
 
 /// The first collective of every sieve::mpi call, of one shape whatever the
@@ -110,7 +115,8 @@ inline double handshakeTimeout() {
 /// (one rank passed MPI_COMM_SELF, or threw before the call) throws
 /// std::invalid_argument after handshakeTimeout() seconds instead of waiting
 /// for ever; its communicator then holds an unmatched collective (end the
-/// job).
+/// job: a peer that does arrive later completes its handshake against it and
+/// waits in the next collective).
 inline void handshake(const char* fn, MPI_Comm comm, Call call) {
   struct Pending {
     std::int64_t mine[2], all[2];
@@ -135,7 +141,7 @@ inline void handshake(const char* fn, MPI_Comm comm, Call call) {
     if (done) break;
     const double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (waited > limit) {
+    if (limit >= 0 && waited > limit) {
       // MPI forbids freeing or cancelling a collective's request: its buffers
       // stay allocated (h is not deleted) for MPI to complete into.
       fail(fn, "waited " + std::to_string(static_cast<long>(waited)) +
@@ -145,8 +151,9 @@ inline void handshake(const char* fn, MPI_Comm comm, Call call) {
                    "this communicator (it passed another one, e.g. MPI_COMM_SELF, threw before "
                    "the call, or waits in a collective of its own). Every rank must make the "
                    "same sieve::mpi calls on the same communicator in the same order; the "
-                   "communicator now holds an unmatched collective (end the job). The wait is "
-                   "$SIEVE_MPI_TIMEOUT seconds (300 when unset)");
+                   "communicator now holds an unmatched collective (end the job: a rank that "
+                   "arrives late would wait in it). The wait is $SIEVE_MPI_TIMEOUT seconds "
+                   "(1800 when unset; 0 or off: for ever)");
     }
     if (spins > 2000)
       std::this_thread::sleep_for(std::chrono::microseconds(spins > 20000 ? 1000 : 20));
