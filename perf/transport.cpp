@@ -16,8 +16,9 @@
 //                                [--rebalance-every R] [--mode population|free|rebuild]
 //
 // --mode free runs the same step on the free functions (sieve::compact /
-// reorder, free slots by findall, mpi::rebalance of the planes with the
-// filtering state reset by hand); --mode rebuild keeps the Population but
+// reorder, the same free slots found by hand: the mask gathered through inv
+// and findall, mpi::rebalance of the planes with the filtering state reset by
+// hand); --mode rebuild keeps the Population but
 // rebalances with the free mpi::rebalance and builds a new Population after
 // it (what a code had to do before mpi::rebalance took a Population). Exit
 // status 0 when everything matches the replay, 1 otherwise, 2 for bad options.
@@ -118,20 +119,32 @@ struct Fly {
   }
 };
 
-/// Child i: born in slot `slots(i)` from the parent in slot `parents(i)`.
+/// Child i: born in slot `slots(i)` (or inv(slots(i)) when `slots` holds
+/// sample ids) from the parent in slot `parents(i)`.
 template <class Slots>
 struct Bear {
   Planes p;
   V<std::int64_t> parents;
   Slots slots;
   int s;
+  V<std::int32_t> inv = {}; // set: slots holds sample ids
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
-    const std::int64_t from = parents(i), to = slots(i);
+    const std::int64_t from = parents(i);
+    const std::int64_t to = inv.data() != nullptr ? inv(slots(i)) : slots(i);
     p.id(to) = Physics::childId(p.id(from), s);
     p.x(to) = p.x(from);
     p.w(to) = p.w(from);
     p.cell(to) = p.cell(from);
     p.alive(to) = 1;
+  }
+};
+
+/// The mask in sample-id order (sample id j sits in slot inv(j)).
+struct GatherThrough {
+  V<std::int32_t> inv;
+  V<std::uint8_t> alive, bySample;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t j) const {
+    bySample(j) = alive(inv(j));
   }
 };
 
@@ -301,6 +314,7 @@ Run run(const Options& o, MPI_Comm comm, int rank, int p) {
   V<std::int32_t> slots("slots", cap), sorted("sorted", cap);
   // The free functions' state (mode free).
   V<std::int32_t> map("map", cap), perm("perm", cap), inv("inv", cap);
+  V<std::uint8_t> bySample("by_sample", cap);
   Kokkos::View<std::uint32_t, Mem> count("count");
   Kokkos::View<unsigned char*, Mem> scratch("scratch", sieve::reorder_scratch_bytes(cap, 8));
   sieve::Trigger<Mem> trig("transport_free", kTheta);
@@ -327,12 +341,16 @@ Run run(const Options& o, MPI_Comm comm, int rank, int p) {
     sieve::mpi::Global g;
     V<std::int32_t> live;
     if (o.mode == Mode::free) {
-      // Free slots by hand: the first k dead slots (slot order).
-      const auto dead = sieve::findall(exec, IsDead{}, pl.alive);
+      // Free slots by hand, reproducibly (as Population::spawn places them):
+      // the first k dead samples in sample-id order, i.e. the mask gathered
+      // through inv, its dead entries found, mapped back to slots.
+      Kokkos::parallel_for("transport::gather", Policy(exec, 0, cap),
+                           GatherThrough{inv, pl.alive, bySample});
+      const auto dead = sieve::findall(exec, IsDead{}, bySample);
       if (static_cast<std::int64_t>(dead.extent(0)) < k)
         throw std::runtime_error("sieve_transport: no room for the children");
       Kokkos::parallel_for("transport::bear", Policy(exec, 0, k),
-                           Bear<decltype(dead)>{pl, parents, dead, s});
+                           Bear<decltype(dead)>{pl, parents, dead, s, inv});
       g = sieve::mpi::compact(exec, comm, pl.alive, map, count, scratch, trig);
       live = Kokkos::subview(map, std::make_pair(std::int64_t(0), g.local));
     } else {
