@@ -106,6 +106,24 @@ struct Region {
   Region& operator=(const Region&) = delete;
 };
 
+/// A compaction on every rank, placed in the global order: the handshake,
+/// then `local()` (the rank's compaction, returning its count) inside the
+/// rank's Attempt, then one counting round that also agrees on failures.
+template <class Local>
+Global countedCompact(const char* fn, Call call, const std::string& label, MPI_Comm comm,
+                      Local&& local) {
+  checkComm(fn, comm);
+  handshake(fn, comm, call);
+  const Region region(Names(label, fn).prefix);
+  Attempt mine;
+  std::int64_t count = 0;
+  mine.run([&] { count = local(); });
+  const Tally t = tally(comm, mine, {count});
+  if (t.failedRank < commSize(comm))
+    throwAgreed(fn, mine, t.failedRank, commSize(comm), "in its local compaction");
+  return Global{count, t.before[0], t.sums[0]};
+}
+
 template <class Exec, class Mask, class... Args>
 Global compactEntry(const std::string& label, const Exec& exec, MPI_Comm comm, const Mask& mask,
                     const Args&... args) {
@@ -114,23 +132,13 @@ Global compactEntry(const std::string& label, const Exec& exec, MPI_Comm comm, c
   static_assert(sizeof...(Args) >= p + 3,
                 "sieve::mpi::compact: the arguments are compact([label,] exec, comm, mask[, "
                 "polarity], index_map, count, scratch[, trigger])");
-  checkComm(fn, comm);
-  handshake(fn, comm, Call::compact);
-  const Region region(Names(label, fn).prefix);
-  Attempt mine;
-  std::int64_t local = 0;
-  mine.run([&] {
+  return countedCompact(fn, Call::compact, label, comm, [&] {
     sieve::compact(label, exec, mask, args...);
-    if constexpr (sizeof...(Args) >= p + 3) {
-      std::uint32_t c = 0;
+    std::uint32_t c = 0;
+    if constexpr (sizeof...(Args) >= p + 3)                   // else only the assertion above
       Kokkos::deep_copy(c, sieve::Impl::nth<p + 1>(args...)); // fences
-      local = c;
-    }
+    return static_cast<std::int64_t>(c);
   });
-  const Tally t = tally(comm, mine, {local});
-  if (t.failedRank < commSize(comm))
-    throwAgreed(fn, mine, t.failedRank, commSize(comm), "in its local compaction");
-  return Global{local, t.before[0], t.sums[0]};
 }
 
 /// Adds the rank's element offset to its local linear indices.
@@ -223,11 +231,6 @@ struct FillDead {
   std::int64_t from;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { mask[from + i] = dead; }
 };
-
-/// The byte a mask of `polarity` reads as a dead sample.
-inline unsigned char deadByte(MaskPolarity polarity) {
-  return polarity == MaskPolarity::keep ? 0 : 1;
-}
 
 /// Phase 2 of a rebalance: every rank's failure, count, plane set and room,
 /// in one MPI_Allgather; every rank computes the same plan or throws.
@@ -391,7 +394,7 @@ Global rebalanceRun(const char* fn, Call call, const std::string& label, const E
                                             ws.recv.data(), ws.send.data()});
   if (maskPlane >= 0 && maskExtent > plan.received)
     Kokkos::parallel_for(names("dead_tail"), Policy(exec, 0, maskExtent - plan.received),
-                         FillDead{to[maskPlane].data, deadByte(polarity), plan.received});
+                         FillDead{to[maskPlane].data, maskByte(polarity, false), plan.received});
   exec.fence();
   forEachPlane(
       refs,
@@ -465,17 +468,9 @@ struct PopulationAccess {
   template <class Exec, class Mask>
   static Global compact(const std::string& label, const Exec& exec, MPI_Comm comm,
                         const Population<Exec>& pop, const Mask& mask, MaskPolarity polarity) {
-    constexpr const char* fn = "sieve::mpi::compact";
-    checkComm(fn, comm);
-    handshake(fn, comm, Call::population_compact);
-    const Region region(Names(label, fn).prefix);
-    Attempt mine;
-    std::int64_t local = 0;
-    mine.run([&] { local = pop.compact(exec, mask, polarity); });
-    const Tally t = tally(comm, mine, {local});
-    if (t.failedRank < commSize(comm))
-      throwAgreed(fn, mine, t.failedRank, commSize(comm), "in its local compaction");
-    return Global{local, t.before[0], t.sums[0]};
+    return countedCompact("sieve::mpi::compact", Call::population_compact, label, comm, [&] {
+      return static_cast<std::int64_t>(pop.compact(exec, mask, polarity));
+    });
   }
 
   /// mpi::rebalance of a Population: its survivors (by the mask of its last
@@ -535,22 +530,16 @@ struct PopulationAccess {
       ensure(ws.map, static_cast<std::size_t>(s.n), wsNames("index_map"));
       ensure(ws.scratch, sieve::compact_scratch_bytes(s.n), wsNames("scratch"));
       if (ws.count.data() == nullptr) ws.count = decltype(ws.count)(wsNames("count"));
-      // The survivors in sample-id order: the mask gathered through inv,
-      // compacted, then each sample id mapped back to its slot.
-      typename Population<Exec>::mask_view order = s.mask;
-      if (!s.permIdentity && s.n > 0) {
+      // The survivors in sample-id order, each sample id then mapped back to
+      // its slot.
+      if (!s.permIdentity)
         ensure(ws.order, static_cast<std::size_t>(s.n), wsNames("sample_order_mask"));
-        Kokkos::parallel_for(names("gather"), Policy(exec, 0, s.n),
-                             sieve::Impl::GatherBySample<typename Population<Exec>::index_view>{
-                                 s.inv, s.mask.data(), ws.order.data()});
-        order =
-            typename Population<Exec>::mask_view(ws.order.data(), static_cast<std::size_t>(s.n));
-      }
-      sieve::compact(label, exec, order, s.polarity, ws.map, ws.count, ws.scratch);
+      const bool identity = Population<Exec>::compactBySample(s, exec, s.polarity, ws.order.data(),
+                                                              ws.map, ws.count, ws.scratch);
       std::uint32_t c = 0;
       Kokkos::deep_copy(c, ws.count); // fences
       kept = c;
-      if (!s.permIdentity && kept > 0) {
+      if (!identity && kept > 0) {
         Kokkos::parallel_for(
             names("to_slots"), Policy(exec, 0, kept),
             ToSlots<decltype(ws.map), typename Population<Exec>::index_view>{ws.map, s.inv});

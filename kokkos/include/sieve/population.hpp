@@ -467,35 +467,50 @@ class Population {
       Impl::fail(fn,
                  "k is one of the population's own words (count, spawned or a trigger "
                  "word), which the spawn writes; give it a word of its own");
-    // Perm is the identity unless a reorder ran since the last restore (or
-    // rebalance): then slot order is sample order and the mask is read as is.
-    const bool identity = s.permIdentity && !replayed;
     const Impl::Names names(s.label, fn);
-    const std::uint8_t* source = s.mask.data();
-    if (!identity && s.n > 0) {
-      Kokkos::parallel_for(
-          names("gather"), Policy(exec, 0, s.n),
-          Impl::GatherBySample<index_view>{s.inv, s.mask.data(),
-                                           reinterpret_cast<std::uint8_t*>(base + l.order)});
-      source = reinterpret_cast<const std::uint8_t*>(base + l.order);
-    }
-    const mask_view order(const_cast<std::uint8_t*>(source), static_cast<std::size_t>(s.n));
     const Kokkos::View<std::int32_t*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
         freeMap(reinterpret_cast<std::int32_t*>(base + l.map), static_cast<std::size_t>(s.n));
     const Kokkos::View<std::uint32_t, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
         freeCount(reinterpret_cast<std::uint32_t*>(base + l.count));
     const Kokkos::View<unsigned char*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
         cscratch(base, compact_scratch_bytes(s.n));
-    // The free samples are those the population's mask drops.
+    // The free samples (those the population's mask drops) in sample-id order.
     const MaskPolarity freePolarity =
         s.polarity == MaskPolarity::keep ? MaskPolarity::drop : MaskPolarity::keep;
-    sieve::compact(s.label, exec, order, freePolarity, freeMap, freeCount, cscratch);
-    const std::uint8_t keep = s.polarity == MaskPolarity::keep ? 1 : 0;
-    Kokkos::parallel_for(names("place"), Policy(exec, 0, range > 0 ? range : 1),
-                         Impl::PlaceSpawn<index_view, Slots, count_view>{
-                             s.inv, slots, k, s.spawned, s.trigger.span, freeMap.data(),
-                             freeCount.data(), s.mask.data(), keep, identity});
+    const bool identity =
+        compactBySample(s, exec, freePolarity, reinterpret_cast<std::uint8_t*>(base + l.order),
+                        freeMap, freeCount, cscratch, replayed);
+    Kokkos::parallel_for(
+        names("place"), Policy(exec, 0, range > 0 ? range : 1),
+        Impl::PlaceSpawn<index_view, Slots, count_view>{
+            s.inv, slots, k, s.spawned, s.trigger.span, freeMap.data(), freeCount.data(),
+            s.mask.data(), maskByte(s.polarity, true), identity});
     s.spawnedSinceCompact = true;
+  }
+
+  /// The samples the population's mask selects under `polarity` (its own
+  /// for survivors, the opposite for free samples), compacted in sample-id
+  /// order into `map` / `count`: the mask gathered through inv into `order`
+  /// (n bytes) first, unless perm is the identity (`assumeNone`: a graph
+  /// node, captured once on Cuda and launched after reorders, never takes it
+  /// for the identity). Returns whether it was: then map holds slots, else
+  /// sample ids (slot = inv(id)). Asynchronous on `exec`. The one sample-order
+  /// compaction of spawn and of mpi::rebalance.
+  template <class Map, class Count, class Scratch>
+  static bool compactBySample(const State& s, const ExecSpace& exec, MaskPolarity polarity,
+                              std::uint8_t* order, const Map& map, const Count& count,
+                              const Scratch& scratch, bool assumeNone = false) {
+    const bool identity = s.permIdentity && !assumeNone;
+    mask_view bytes = s.mask;
+    if (!identity && s.n > 0) {
+      Kokkos::parallel_for(
+          Impl::Names(s.label, "sieve::Population")("gather"),
+          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, s.n),
+          Impl::GatherBySample<index_view>{s.inv, s.mask.data(), order});
+      bytes = mask_view(order, static_cast<std::size_t>(s.n));
+    }
+    sieve::compact(s.label, exec, bytes, polarity, map, count, scratch);
+    return identity;
   }
 
   /// The free count a spawn with this scratch found.

@@ -92,6 +92,13 @@ SIEVE_INLINE constexpr SpawnLayout spawnLayout(std::int64_t n) {
 }
 } // namespace Impl
 
+/// The byte a mask of `polarity` holds for a kept (or a dead) sample: what a
+/// spawn writes into a revived slot and a rebalance into the slots past its
+/// new count. Host and device.
+SIEVE_INLINE constexpr std::uint8_t maskByte(MaskPolarity polarity, bool kept) {
+  return (polarity == MaskPolarity::drop) != kept ? 1u : 0u;
+}
+
 /// Bytes of scratch a Population's spawn of `n` samples needs
 /// (Impl::spawnLayout). O(1), host and device. On the host, throws
 /// std::invalid_argument for a bad `n` (as compactScratchBytes).
