@@ -279,4 +279,35 @@ TEST(Spawn, BetweenASpawnAndItsCompaction) {
   EXPECT_THROW(pop.spawn_async(exec, pop.count(), a), std::invalid_argument);
 }
 
+/// Inside an OpenMP parallel region a spawn (whose gather and place are
+/// Kokkos kernels) throws on Kokkos::OpenMP, on every thread that calls it,
+/// and changes nothing: threads sharing a population never each spawn into
+/// the same slots View.
+TEST(Spawn, InsideAParallelRegionThrows) {
+#if defined(SIEVE_TEST_OPENMP) && defined(_OPENMP)
+  const TestExec exec;
+  const std::int64_t n = 5000;
+  DView<std::uint8_t> alive = filled<std::uint8_t>(n, 0, "alive");
+  sieve::Population<TestExec> pop("in_region", exec, n);
+  pop.compact(exec, alive);
+  DView<std::int32_t> slots("slots", 4);
+  int caught = 0, threads = 0;
+#pragma omp parallel num_threads(2) reduction(+ : caught, threads)
+  {
+    ++threads;
+    try {
+      pop.spawn(exec, 2, slots);
+    } catch (const std::invalid_argument& e) {
+      caught += std::string(e.what()).find("parallel region") != std::string::npos;
+    }
+  }
+  EXPECT_EQ(caught, threads);
+  EXPECT_EQ(pop.compact(exec, alive), 0u) << "nothing spawned";
+  pop.spawn(exec, 2, slots); // outside the region
+  EXPECT_EQ(pop.compact(exec, alive), 2u);
+#else
+  GTEST_SKIP() << "OpenMP only";
+#endif
+}
+
 } // namespace

@@ -308,6 +308,7 @@ Global rebalanceRun(const char* fn, Call call, const std::string& label, const E
   const void* mask = nullptr;                 // the mask's bytes (its tail is made dead)
   MaskPolarity polarity = MaskPolarity::keep; // what they mean
   mine.run([&] {
+    sieve::Impl::checkKernelsAllowed<Exec>(fn);         // pack and unpack are Kokkos kernels
     const std::int64_t n = local(kept, mask, polarity); // checks the mask, fills ws.map
     std::vector<sieve::Impl::ArrayBytes> arrays;
     forEachPlane(

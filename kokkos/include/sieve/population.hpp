@@ -279,6 +279,7 @@ class Population {
   template <class Slots>
   void spawnChecked(const ExecSpace& exec, std::int64_t k, const Slots& slots) const {
     constexpr const char* fn = "sieve::Population::spawn";
+    Impl::checkKernelsAllowed<ExecSpace>(fn); // before k is written to the device
     State& s = state("spawn");
     checkSlots(fn, slots);
     if (k < 0 || k > static_cast<std::int64_t>(slots.extent(0)))
@@ -450,6 +451,7 @@ class Population {
                         const count_view& k, const Slots& slots, std::int64_t range,
                         bool replayed = false) {
     constexpr const char* fn = "sieve::Population::spawn";
+    Impl::checkKernelsAllowed<ExecSpace>(fn); // its gather and place are Kokkos kernels
     if (s.mask.data() == nullptr && s.n > 0)
       Impl::fail(fn,
                  "no compaction since the population was made (or cloned): the population "
