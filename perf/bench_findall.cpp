@@ -8,9 +8,18 @@
 //     1.3x), beside a read-only pass and a masked dense copy,
 //   - std::copy_if (one thread) and, on Kokkos 3.6+,
 //     Kokkos::Experimental::copy_if (the predicate form).
+// Then, at min(n, 2^24) elements, 50 % selected, on the default host space
+// and on Kokkos::Serial (when enabled):
+//   - the index form findall(exec, n, pred(i)) with ExaMiniMD's predicate on
+//     two arrays (type(i) == 1 && x(i) < xmax) against the hand-written
+//     Kokkos::parallel_scan pack (count and write in one scan, a `final`
+//     branch), and against the mask kernel + mask findall it replaces;
+//   - the allocating findall in a loop: without a workspace, with one (the
+//     result buffer it keeps), and into(result, count) with one;
+//   - into() an int32 result against an int64 one (and sieve::compact's int32 map).
 // Variants are interleaved, best of --reps repetitions (harness.hpp).
 //
-//   sieve_bench_findall [--n N] [--reps R] [--fresh-pages]
+//   sieve_bench_findall [--n N] [--reps R] [--fresh-pages] [--forms-only]
 #include <sieve/sieve.hpp>
 
 #include "harness.hpp"
@@ -25,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using HostExec = Kokkos::DefaultHostExecutionSpace;
@@ -50,6 +60,155 @@ KOKKOS_INLINE_FUNCTION float uniform(i64 k) {
 
 volatile i64 g_sink = 0;
 
+/// ExaMiniMD's selection: the atoms of type t left of xmax.
+template <class Mem>
+struct TypeBelow {
+  Kokkos::View<int*, Mem> type;
+  Kokkos::View<double*, Mem> x;
+  int t;
+  double xmax;
+  KOKKOS_INLINE_FUNCTION bool operator()(const i64 i) const { return type(i) == t && x(i) < xmax; }
+};
+
+/// The hand-written pack: count and write in one parallel_scan.
+template <class Mem>
+struct ScanPack {
+  TypeBelow<Mem> pred;
+  Kokkos::View<i64*, Mem> out;
+  KOKKOS_INLINE_FUNCTION void operator()(const i64 i, i64& upd, const bool final) const {
+    if (pred(i)) {
+      if (final) out(upd) = i;
+      ++upd;
+    }
+  }
+};
+
+/// The index form, the kept result and the int32 results on the space Exec,
+/// m elements, 50 % selected; appends its ratios to `summary`.
+template <class Exec>
+void benchForms(const Exec& exec, i64 m, int reps, std::vector<std::string>& summary) {
+  using M = typename Exec::memory_space;
+  using R = Kokkos::RangePolicy<Exec, Kokkos::IndexType<i64>>;
+  const std::string space =
+      std::string(Exec::name()) + " x" + std::to_string(static_cast<int>(exec.concurrency()));
+  Kokkos::View<int*, M> type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "type"), m);
+  Kokkos::View<double*, M> x(Kokkos::view_alloc(Kokkos::WithoutInitializing, "x"), m);
+  Kokkos::View<std::uint8_t*, M> mask(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mask"), m);
+  Kokkos::View<i64*, M> out64(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out64"), m);
+  Kokkos::View<std::int32_t*, M> out32(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out32"), m);
+  Kokkos::View<i64, M> count("count");
+  Kokkos::View<std::uint32_t, M> count32("count32");
+  Kokkos::View<unsigned char*, M> scratch(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "scratch"), sieve::compact_scratch_bytes(m));
+  // type 1 with probability ~0.71, x < 0.5 with ~0.71: ~50 % selected.
+  Kokkos::parallel_for(
+      "init", R(exec, 0, m), KOKKOS_LAMBDA(const i64 k) {
+        type(k) = uniform(k) < 0.7071f ? 1 : 2;
+        x(k) = static_cast<double>(uniform(k + 0x5bd1e995LL));
+        out64(k) = 0;
+        out32(k) = 0;
+      });
+  const TypeBelow<M> pred{type, x, 1, 0.7071};
+  Kokkos::parallel_for(
+      "mask", R(exec, 0, m), KOKKOS_LAMBDA(const i64 k) { mask(k) = pred(k) ? 1 : 0; });
+  exec.fence();
+  const sieve::FindallWorkspace<Exec> ws(exec, m), wsKept(exec, m);
+
+  sieve_bench::Case idx;
+  idx.name = "index 50% " + space;
+  idx.baseline = "parallel_scan pack";
+  idx.subject = "sieve::findall index into+ws";
+  idx.variants.push_back(
+      {"parallel_scan pack", [&] {
+         i64 total = 0;
+         Kokkos::parallel_scan("pack", R(exec, 0, m), ScanPack<M>{pred, out64}, total);
+         g_sink = g_sink + total;
+       }});
+  idx.variants.push_back({"sieve::findall index into+ws", [&] {
+                            sieve::findall(exec, m, pred, ws, sieve::into(out64, count));
+                            exec.fence();
+                          }});
+  idx.variants.push_back({"sieve::findall index + ws", [&] {
+                            const auto r = sieve::findall(exec, m, pred, wsKept);
+                            g_sink = g_sink + static_cast<i64>(r.extent(0));
+                          }});
+  idx.variants.push_back({"sieve::findall index (alloc)", [&] {
+                            const auto r = sieve::findall(exec, m, pred);
+                            g_sink = g_sink + static_cast<i64>(r.extent(0));
+                          }});
+  idx.variants.push_back({"mask kernel + findall into+ws", [&] {
+                            Kokkos::parallel_for(
+                                "mask", R(exec, 0, m),
+                                KOKKOS_LAMBDA(const i64 k) { mask(k) = pred(k) ? 1 : 0; });
+                            sieve::findall(exec, mask, ws, sieve::into(out64, count));
+                            exec.fence();
+                          }});
+  sieve_bench::runCase(idx, reps);
+  sieve_bench::printCase(idx);
+
+  sieve_bench::Case kept;
+  kept.name = "mask loop 50% " + space;
+  kept.baseline = "sieve::findall into+ws";
+  kept.subject = "sieve::findall + ws (kept)";
+  kept.variants.push_back({"sieve::findall into+ws", [&] {
+                             sieve::findall(exec, mask, ws, sieve::into(out64, count));
+                             exec.fence();
+                           }});
+  kept.variants.push_back({"sieve::findall + ws (kept)", [&] {
+                             const auto r = sieve::findall(exec, mask, wsKept);
+                             g_sink = g_sink + static_cast<i64>(r.extent(0));
+                           }});
+  kept.variants.push_back({"sieve::findall (alloc)", [&] {
+                             const auto r = sieve::findall(exec, mask);
+                             g_sink = g_sink + static_cast<i64>(r.extent(0));
+                           }});
+  sieve_bench::runCase(kept, reps);
+  sieve_bench::printCase(kept);
+
+  sieve_bench::Case narrow;
+  narrow.name = "int32 50% " + space;
+  narrow.baseline = "sieve::findall into int64";
+  narrow.subject = "sieve::findall into int32";
+  narrow.variants.push_back({"sieve::findall into int64", [&] {
+                               sieve::findall(exec, mask, ws, sieve::into(out64, count));
+                               exec.fence();
+                             }});
+  narrow.variants.push_back({"sieve::findall into int32", [&] {
+                               sieve::findall(exec, mask, ws, sieve::into(out32, count));
+                               exec.fence();
+                             }});
+  narrow.variants.push_back({"sieve::findall index into int32", [&] {
+                               sieve::findall(exec, m, pred, ws, sieve::into(out32, count));
+                               exec.fence();
+                             }});
+  narrow.variants.push_back({"sieve::compact (int32 map)", [&] {
+                               sieve::compact(exec, mask, out32, count32, scratch);
+                               exec.fence();
+                             }});
+  sieve_bench::runCase(narrow, reps);
+  sieve_bench::printCase(narrow);
+
+  const auto best = [](const sieve_bench::Case& c, const char* name) {
+    return sieve_bench::find(c, name)->best;
+  };
+  char line[512];
+  std::snprintf(
+      line, sizeof line,
+      "%s: index findall into+ws / parallel_scan pack %.2f (returning + ws %.2f, "
+      "allocating %.2f, mask kernel + findall %.2f); findall in a loop: + ws (kept) / "
+      "into+ws %.2f, allocating / into+ws %.2f; into int32 / int64 %.2f (index form "
+      "int32 / pack %.2f)",
+      space.c_str(), best(idx, "sieve::findall index into+ws") / best(idx, "parallel_scan pack"),
+      best(idx, "sieve::findall index + ws") / best(idx, "parallel_scan pack"),
+      best(idx, "sieve::findall index (alloc)") / best(idx, "parallel_scan pack"),
+      best(idx, "mask kernel + findall into+ws") / best(idx, "parallel_scan pack"),
+      best(kept, "sieve::findall + ws (kept)") / best(kept, "sieve::findall into+ws"),
+      best(kept, "sieve::findall (alloc)") / best(kept, "sieve::findall into+ws"),
+      best(narrow, "sieve::findall into int32") / best(narrow, "sieve::findall into int64"),
+      best(narrow, "sieve::findall index into int32") / best(idx, "parallel_scan pack"));
+  summary.push_back(line);
+}
+
 } // namespace
 
 int main(int argc, char* argv[]) {
@@ -61,8 +220,11 @@ int main(int argc, char* argv[]) {
     else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
   }
   // Warm pages for the allocating variants; --fresh-pages measures the cold case.
-  bool fresh = false;
-  for (int i = 1; i < argc; ++i) fresh = fresh || std::string(argv[i]) == "--fresh-pages";
+  bool fresh = false, formsOnly = false;
+  for (int i = 1; i < argc; ++i) {
+    fresh = fresh || std::string(argv[i]) == "--fresh-pages";
+    formsOnly = formsOnly || std::string(argv[i]) == "--forms-only";
+  }
   if (!fresh) sieve_bench::keepFreedPages();
   Kokkos::initialize(argc, argv);
   {
@@ -93,6 +255,7 @@ int main(int argc, char* argv[]) {
     sieve_bench::printHeader();
     std::vector<std::string> summary;
     for (const double pct : {1.0, 50.0, 99.0}) {
+      if (formsOnly) break;
       const float p = static_cast<float>(pct / 100.0);
       Kokkos::parallel_for(
           "mask", Range(exec, 0, n),
@@ -221,6 +384,11 @@ int main(int argc, char* argv[]) {
 #endif
       summary.push_back(s);
     }
+    const i64 m = n < (i64(1) << 24) ? n : (i64(1) << 24);
+    benchForms(exec, m, reps, summary);
+#if defined(KOKKOS_ENABLE_SERIAL)
+    if (!std::is_same_v<HostExec, Kokkos::Serial>) benchForms(Kokkos::Serial(), m, reps, summary);
+#endif
     std::printf("summary (ratios of best times; < 1 means the first is faster):\n");
     for (const auto& s : summary) std::printf("  %s\n", s.c_str());
   }

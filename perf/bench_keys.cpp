@@ -9,7 +9,9 @@
 //   - Kokkos::sort of (key << 32 | index) words (a sort by key giving the
 //     permutation), then the elements gathered by it: the peer of
 //     scatter_sparse,
-//   - a deep_copy of the same elements (the copy limit).
+//   - a deep_copy of the same elements (the copy limit);
+// then sieve::keys::permute of a View<double* [3]> against BinSort::sort of it
+// (benchPermute), 2^18 - 2^22 rows.
 // Variants are interleaved, best of --reps repetitions (harness.hpp).
 //
 //   sieve_bench_keys [--n N] [--keys K] [--reps R]
@@ -58,6 +60,105 @@ bool sorted(const Kokkos::View<Elem*, Mem>& v, bool stable) {
   return true;
 }
 
+/// sieve::keys::permute of a View<double* [3]> (positions, LayoutRight) by
+/// the permutation of a Kokkos::BinSort of random cell keys (8 atoms a cell),
+/// against that BinSort's own application step, BinSort::sort(x) (its
+/// create_permute_vector outside the timing), in the same run: 2^18 - 2^22
+/// rows. Also what the check that no entry of perm repeats (on with the
+/// debug checks) adds.
+void benchPermute(const HostExec& exec, int reps) {
+  using X = Kokkos::View<double* [3], Mem>;
+  using Keys = Kokkos::View<std::int32_t*, Mem>;
+  using Op = Kokkos::BinOp1D<Keys>;
+  for (int lg = 18; lg <= 22; lg += 2) {
+    const i64 n = i64(1) << lg;
+    const i64 cells = n / 8;
+    X x0(Kokkos::view_alloc(Kokkos::WithoutInitializing, "x0"), n);
+    X x(Kokkos::view_alloc(Kokkos::WithoutInitializing, "x"), n);
+    X y(Kokkos::view_alloc(Kokkos::WithoutInitializing, "y"), n);
+    Keys keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cells"), n);
+    Kokkos::parallel_for(
+        "init", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+          for (int c = 0; c < 3; ++c) x0(i, c) = double(i) + 0.25 * c;
+          keys(i) = keyOf(i, cells);
+        });
+    exec.fence();
+    Kokkos::BinSort<Keys, Op> bs(
+        keys, Op(static_cast<int>(cells), 0, static_cast<std::int32_t>(cells - 1)), false);
+    bs.create_permute_vector();
+    const auto order = bs.get_permute_vector();
+    Kokkos::View<std::int32_t*, Mem> perm32("perm32", n);
+    Kokkos::View<std::int64_t*, Mem> perm64("perm64", n);
+    Kokkos::parallel_for(
+        "perm", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+          perm32(i) = static_cast<std::int32_t>(order(i));
+          perm64(i) = static_cast<std::int64_t>(order(i));
+        });
+    Kokkos::View<unsigned char*, Mem> scratch("scratch", sieve::permute_scratch_bytes(x));
+    exec.fence();
+    const auto reset = [&] {
+      Kokkos::deep_copy(exec, x, x0);
+      exec.fence();
+    };
+    sieve_bench::Case c;
+    c.name = "permute double[3], 2^" + std::to_string(lg);
+    c.baseline = "deep_copy (same bytes)";
+    c.subject = "sieve::keys::permute";
+    c.primitive = "permute";
+    c.n = n;
+    c.variants.push_back({"deep_copy (same bytes)",
+                          [&] {
+                            Kokkos::deep_copy(exec, y, x);
+                            exec.fence();
+                          },
+                          {},
+                          2.0 * static_cast<double>(n) * 3 * sizeof(double)});
+    c.variants.push_back({"sieve::keys::permute",
+                          [&] {
+                            sieve::keys::permute(exec, perm32, scratch, x);
+                            exec.fence();
+                          },
+                          reset});
+    c.variants.push_back({"permute + repeat check (debug)",
+                          [&] {
+                            sieve::set_debug_checks(true);
+                            sieve::keys::permute(exec, perm32, scratch, x);
+                            exec.fence();
+                            sieve::set_debug_checks(false);
+                          },
+                          reset});
+    c.variants.push_back({"sieve permute, int64 perm",
+                          [&] {
+                            sieve::keys::permute(exec, perm64, scratch, x);
+                            exec.fence();
+                          },
+                          reset});
+    c.variants.push_back({"Kokkos::BinSort::sort(x)",
+                          [&] {
+                            bs.sort(x); // fences
+                          },
+                          reset});
+    sieve_bench::runCase(c, reps);
+    sieve_bench::printCase(c);
+    // Both give the same rows.
+    reset();
+    sieve::keys::permute(exec, perm32, scratch, x);
+    Kokkos::deep_copy(exec, y, x0);
+    exec.fence();
+    bs.sort(y);
+    bool same = true;
+    for (i64 i = 0; i < n && same; ++i)
+      for (int c3 = 0; c3 < 3; ++c3) same = same && x(i, c3) == y(i, c3);
+    const auto* sp = sieve_bench::find(c, "sieve::keys::permute");
+    const auto* bp = sieve_bench::find(c, "Kokkos::BinSort::sort(x)");
+    const auto* ck = sieve_bench::find(c, "permute + repeat check (debug)");
+    std::printf(
+        "2^%d: permute / BinSort::sort = %.2f, the repeat check (debug checks) adds %.0f %%, "
+        "rows %s\n\n",
+        lg, sp->best / bp->best, 100.0 * (ck->best - sp->best) / sp->best,
+        same ? "identical" : "DIFFERENT");
+  }
+}
 } // namespace
 
 int main(int argc, char* argv[]) {
@@ -217,6 +318,7 @@ int main(int argc, char* argv[]) {
         "scatter_sparse / Kokkos::sort = %.2f, scatter_sparse / copy = %.2f\n",
         sd->best / bs->best, sd->best / cp->best, sa->best / bs->best, ss->best / ks->best,
         ss->best / cp->best);
+    benchPermute(exec, reps);
   }
   Kokkos::finalize();
   return 0;

@@ -53,5 +53,25 @@ void misuse() {
   sieve::Population<Exec> pop("p", exec, 1);
   sieve::Graph<Exec> g;
   g.restore(pop, sieve::planes(mask, constPlane));
+#elif SIEVE_CASE == 13 // findall's index form with a predicate of an element, not an index
+  sieve::findall(
+      exec, 10, KOKKOS_LAMBDA(const Kokkos::Array<int, 2>& e) { return e[0] > 0; });
+#elif SIEVE_CASE == 14 // sort_permutation by a key that is not an integer
+  Kokkos::View<std::int64_t*> order("order", 1);
+  sieve::keys::sort_permutation(
+      exec, 1, KOKKOS_LAMBDA(const std::int64_t i) { return x(i); }, 0, 1, order);
+#elif SIEVE_CASE == 15 // sort_permutation into a perm of doubles
+  sieve::keys::sort_permutation(
+      exec, 1, KOKKOS_LAMBDA(const std::int64_t i) { return int(i); }, 0, 1, x);
+#elif SIEVE_CASE == 16 // reduce_by_key with a value where the operator goes
+  Kokkos::View<int*> out("out", 1);
+  const auto keys = sieve::keys::scatter_dense(exec, a, 0, 1, out);
+  sieve::keys::reduce_by_key(exec, keys, x, 0.0, 5, x);
+#elif SIEVE_CASE == 17 // permute of a rank-3 plane
+  Kokkos::View<double***> cube("cube", 1, 2, 2);
+  sieve::keys::permute(exec, perm, scratch, cube);
+#elif SIEVE_CASE == 18 // reorder of a rank-3 plane (rank 1, or rank 2: a row per sample)
+  Kokkos::View<double* [3][2]> cube("cube", 1);
+  sieve::reorder(exec, mask, perm, inv, map, count, count, count, scratch, mask, cube);
 #endif
 }

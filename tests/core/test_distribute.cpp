@@ -49,6 +49,24 @@ TEST(Distribute, RecordLayoutAlignsEverySegment) {
   EXPECT_EQ(planeSignature({1, 2}), planeSignature({1, 2}));
 }
 
+TEST(Distribute, RecordLayoutOfRowsAlignsEverySegment) {
+  // Planes of rows (rank-2: cols elements a sample): a 1-byte mask, a
+  // double[3] row, an int[5] row, a 16-byte element, a 2-byte element.
+  const RecordLayout r = recordLayout({1, 8, 4, 16, 2}, {1, 3, 5, 1, 1});
+  EXPECT_EQ(r.bytes, 1u + 24u + 20u + 16u + 2u);
+  EXPECT_EQ(r.before[3], 0u);  // 16-byte elements first
+  EXPECT_EQ(r.before[1], 16u); // then the double rows (24 bytes a sample)
+  EXPECT_EQ(r.before[2], 40u); // the int rows (20 bytes)
+  EXPECT_EQ(r.before[4], 60u);
+  EXPECT_EQ(r.before[0], 62u);
+  for (std::size_t j = 0; j < r.elem.size(); ++j)
+    EXPECT_EQ(r.before[j] % r.elem[j], 0u) << "plane " << j;
+  // One column each: the rank-1 layout.
+  const RecordLayout one = recordLayout({1, 8, 4}, {1, 1, 1}), plain = recordLayout({1, 8, 4});
+  EXPECT_EQ(one.before, plain.before);
+  EXPECT_EQ(one.bytes, plain.bytes);
+}
+
 TEST(Distribute, UnitsKeepMpiCountsInAnInt) {
   EXPECT_EQ(exchangeUnit(1000, 40, 4), 16u);
   // INT32_MAX samples of 128 bytes each: 16-byte units would overflow an int.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sieve host tests — selectIndicesHost / selectValuesHost (findall's OpenMP
+// Sieve host tests — selectIndicesHost / selectIndices32Host / selectValuesHost (findall's OpenMP
 // write face) at every instruction set, with and without non-temporal
 // stores, against a sequential loop: every output alignment within a cache
 // line, sizes on the chunk and vector edges, masks of every density, guard
@@ -138,6 +138,11 @@ TEST(HostSelect, MatchesTheSequentialLoop) {
                     sieve::selectIndicesHost(m, x, y, out, pos, end, st);
                   },
                   [](i64 k) { return k; }, "indices " + what);
+              checkOne<std::int32_t>(
+                  mask, ab.first, ab.second, 0, shift, stream,
+                  [](const std::uint8_t* m, i64 x, i64 y, std::int32_t* out, i64 pos, i64 end,
+                     bool st) { sieve::selectIndices32Host(m, x, y, out, pos, end, st); },
+                  [](i64 k) { return static_cast<std::int32_t>(k); }, "int32 indices " + what);
               valuesCase(mask, v8, ab.first, ab.second, 0, shift, stream, "uint8 " + what);
               valuesCase(mask, v16, ab.first, ab.second, 0, shift, stream, "uint16 " + what);
               valuesCase(mask, v32, ab.first, ab.second, 0, shift, stream, "uint32 " + what);
@@ -171,6 +176,11 @@ TEST(HostSelect, NeverWritesPastTheSlotsGiven) {
                 sieve::selectIndicesHost(m, x, y, out, pos, end, st);
               },
               [](i64 k) { return k; }, "indices " + what);
+          checkOne<std::int32_t>(
+              mask, 0, n, extra, 1, stream,
+              [](const std::uint8_t* m, i64 x, i64 y, std::int32_t* out, i64 pos, i64 end,
+                 bool st) { sieve::selectIndices32Host(m, x, y, out, pos, end, st); },
+              [](i64 k) { return static_cast<std::int32_t>(k); }, "int32 indices " + what);
           valuesCase(mask, values, 0, n, extra, 2, stream, "double " + what);
         }
     }
@@ -236,6 +246,17 @@ TEST(HostSelect, RejectsBadArguments) {
   sieve_test::expectInvalid(
       [&] { sieve::selectValuesHost(mask.data(), 0, 64, nullptr, 4, out.data(), 0, 64, false); },
       "values is null");
+  std::vector<std::int32_t> out32(64);
+  sieve_test::expectInvalid(
+      [&] { sieve::selectIndices32Host(mask.data(), 0, 64, out32.data(), 9, 8, false); },
+      "[pos, end)");
+  // An index past INT32_MAX is refused before the mask is read.
+  sieve_test::expectInvalid(
+      [&] {
+        sieve::selectIndices32Host(mask.data(), (i64(1) << 31) - 8, (i64(1) << 31) + 8,
+                                   out32.data(), 0, 16, false);
+      },
+      "must fit in std::int32_t");
   // Empty ranges and empty outputs need no arrays.
   EXPECT_NO_THROW(sieve::selectIndicesHost(nullptr, 0, 0, nullptr, 0, 0, true));
   EXPECT_NO_THROW(sieve::selectValuesHost(nullptr, 3, 3, nullptr, 8, nullptr, 2, 2, true));

@@ -290,6 +290,15 @@ TEST(MpiFindall, PredicateOverARank2View) {
   EXPECT_EQ(r.element_offset, begin);
 }
 
+/// The index form's predicate: every third local index, and those whose
+/// value in `v` is negative (two criteria, a View read).
+struct ThirdOrNegative {
+  DView<double> v;
+  KOKKOS_INLINE_FUNCTION bool operator()(const std::int64_t i) const {
+    return i % 3 == 0 || v(i) < 0.0;
+  }
+};
+
 // --- rebalance ------------------------------------------------------------------------
 
 struct Planes {
@@ -530,6 +539,52 @@ TEST(MpiMisuse, ACompactionArgumentRejectedOnOneRank) {
   const sieve::ScanScatter alg{rank == p - 1 ? 3 : 256, 4};
   expectAllThrow([&] { sieve::mpi::findall(exec, MPI_COMM_WORLD, mask, alg); }, p - 1, "block_size",
                  "sieve::");
+}
+
+/// The index form mpi::findall(exec, comm, n, pred(i)): n differs per rank
+/// (0 on rank 1), global linear indices; with a workspace the result is its
+/// kept buffer, and an int32 into() is refused (mpi::findall returns a View).
+TEST(MpiFindall, IndexForm) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  const auto sizeOf = [](int r) { return r == 1 ? std::int64_t(0) : std::int64_t(1000 + 37 * r); };
+  std::int64_t begin = 0, total = 0;
+  for (int r = 0; r < p; ++r) {
+    if (r < rank) begin += sizeOf(r);
+    total += sizeOf(r);
+  }
+  const std::int64_t n = sizeOf(rank);
+  std::vector<double> vh(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> want;
+  std::int64_t selectedBefore = 0, selectedTotal = 0;
+  for (int r = 0; r < p; ++r)
+    for (std::int64_t i = 0; i < sizeOf(r); ++i) {
+      const double v = ((i * 7919 + r * 13) % 11) - 3.0;
+      const bool s = i % 3 == 0 || v < 0.0;
+      if (r == rank) {
+        vh[static_cast<std::size_t>(i)] = v;
+        if (s) want.push_back(begin + i);
+      }
+      selectedBefore += s && r < rank;
+      selectedTotal += s;
+    }
+  const ThirdOrNegative pred{toDevice(vh, "v")};
+  const auto r = sieve::mpi::findall(exec, MPI_COMM_WORLD, n, pred);
+  EXPECT_EQ(toHost(r.indices), want);
+  EXPECT_EQ(r.elements, total);
+  EXPECT_EQ(r.element_offset, begin);
+  EXPECT_EQ(r.selected.local, static_cast<std::int64_t>(want.size()));
+  EXPECT_EQ(r.selected.offset, selectedBefore);
+  EXPECT_EQ(r.selected.total, selectedTotal);
+  const sieve::FindallWorkspace<TestExec> ws(exec, n);
+  for (int rep = 0; rep < 2; ++rep) {
+    const auto w = sieve::mpi::findall("idx", exec, MPI_COMM_WORLD, n, pred, ws);
+    EXPECT_EQ(toHost(w.indices), want);
+    EXPECT_EQ(w.selected.total, selectedTotal);
+  }
+  // A negative n on the last rank: every rank throws.
+  expectAllThrow([&] { sieve::mpi::findall(exec, MPI_COMM_WORLD, rank == p - 1 ? -1 : n, pred); },
+                 p - 1, "negative", "sieve::");
 }
 
 TEST(MpiMisuse, ANullCommunicator) {
@@ -849,6 +904,201 @@ TEST(MpiMisuse, RanksInDifferentCallsAllThrow) {
   EXPECT_EQ(id, slice(w.id, w.begin(rank), w.sizes[rank]));
   const auto g = sieve::mpi::compact(exec, MPI_COMM_WORLD, l.mask, l.map, l.count, l.scratch);
   EXPECT_EQ(g.total, static_cast<std::int64_t>(survivors(w).size()));
+}
+
+// --- rank-2 planes: rows move whole ------------------------------------------------------
+
+using Rows3 = Kokkos::View<double* [3], Kokkos::LayoutRight, TestDevice>;
+using Cols3 = Kokkos::View<double* [3], Kokkos::LayoutLeft, TestDevice>;
+using Ints = Kokkos::View<int**, Kokkos::LayoutRight, TestDevice>;
+
+/// Row contents of global sample g: every value a function of (g, column).
+double rowValue(std::int64_t g, int c) { return static_cast<double>(g) * 4.0 + c + 0.125; }
+int rowInt(std::int64_t g, int c) { return static_cast<int>(g * 5 + c); }
+
+/// A rank-2 plane's rows from / to a row-major host vector (any layout: a
+/// LayoutRight copy on the device between them).
+template <class V>
+void setRows(const V& v, const std::vector<typename V::non_const_value_type>& flat) {
+  using T = typename V::non_const_value_type;
+  const std::int64_t n = static_cast<std::int64_t>(v.extent(0)),
+                     cols = static_cast<std::int64_t>(v.extent(1));
+  const DView<T> tmp = toDevice(flat);
+  Kokkos::parallel_for(
+      "test::set_rows", Kokkos::RangePolicy<TestExec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+        for (std::int64_t c = 0; c < cols; ++c) v(i, c) = tmp(i * cols + c);
+      });
+  Kokkos::fence();
+}
+template <class V>
+std::vector<typename V::non_const_value_type> getRows(const V& v) {
+  using T = typename V::non_const_value_type;
+  const std::int64_t n = static_cast<std::int64_t>(v.extent(0)),
+                     cols = static_cast<std::int64_t>(v.extent(1));
+  DView<T> tmp("rows", static_cast<std::size_t>(n * cols));
+  Kokkos::parallel_for(
+      "test::get_rows", Kokkos::RangePolicy<TestExec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+        for (std::int64_t c = 0; c < cols; ++c) tmp(i * cols + c) = v(i, c);
+      });
+  return toHost(tmp);
+}
+
+/// Rows for samples [b, b + n) (rows past n: `pad`).
+template <class T, class F>
+std::vector<T> rowsFor(std::int64_t b, std::int64_t n, std::int64_t extent, int cols, F&& f,
+                       T pad) {
+  std::vector<T> out(static_cast<std::size_t>(extent * cols), pad);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (int c = 0; c < cols; ++c) out[static_cast<std::size_t>(i * cols + c)] = f(b + i, c);
+  return out;
+}
+
+/// Samples [0, local) of the three rank-2 planes hold global survivors
+/// offset + k of the model, whole rows.
+template <class P, class L, class K>
+void expectRows(const World& w, const sieve::mpi::Global& g, const P& pos, const L& vel,
+                const K& k) {
+  const std::vector<std::int64_t> model = survivors(w);
+  EXPECT_GE(static_cast<std::int64_t>(pos.extent(0)), g.local);
+  EXPECT_GE(static_cast<std::int64_t>(vel.extent(0)), g.local);
+  EXPECT_GE(static_cast<std::int64_t>(k.extent(0)), g.local);
+  EXPECT_EQ(k.extent(1), 5u);
+  const auto p = getRows(pos), v = getRows(vel);
+  const auto r = getRows(k);
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < g.local && i < static_cast<std::int64_t>(pos.extent(0)); ++i) {
+    const std::int64_t s = model[g.offset + i];
+    for (int c = 0; c < 3; ++c)
+      wrong += bitsOf(p[i * 3 + c]) != bitsOf(rowValue(s, c)) ||
+               bitsOf(v[i * 3 + c]) != bitsOf(-rowValue(s, c));
+    for (int c = 0; c < 5; ++c) wrong += r[i * 5 + c] != rowInt(s, c);
+  }
+  EXPECT_EQ(wrong, 0) << "rows of rank " << worldRank() << " differ from the model";
+}
+
+TEST(MpiRebalance, Rank2PlanesMoveWholeRows) {
+  // View<double* [3]> LayoutRight and LayoutLeft and a View<int**> of 5
+  // columns, with rank-1 planes: every row moves with its sample, and a
+  // plane too short for its share grows keeping its row length (LayoutLeft:
+  // the columns move apart).
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  forEachWorld(1100, [&](const World& w) {
+    const std::int64_t n = w.sizes[rank], b = w.begin(rank);
+    Planes pl = localPlanes(w, rank);
+    Rows3 pos("pos", n);
+    Cols3 vel("vel", n);
+    Ints k("k", n, 5);
+    setRows(pos, rowsFor<double>(b, n, n, 3, rowValue, 0.0));
+    setRows(vel, rowsFor<double>(
+                     b, n, n, 3, [](std::int64_t g, int c) { return -rowValue(g, c); }, 0.0));
+    setRows(k, rowsFor<int>(b, n, n, 5, rowInt, 0));
+    const DView<std::uint8_t> mask = pl.mask;
+    const auto g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, pl.mask, pos, pl.id, vel, pl.x,
+                                         k, pl.tag, pl.pair);
+    expectRebalanced(w, pl, g, p, rank);
+    expectRows(w, g, pos, vel, k);
+  });
+}
+
+TEST(MpiRebalance, Rank2StridedPlanesWithRoom) {
+  // Columns 1..3 of a LayoutRight (room, 5) View as a LayoutStride plane (it
+  // cannot grow: room for the share on every rank); the other columns keep
+  // their bytes.
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  const World w = makeWorld(Scenario::indivisible, p, 1201, 0.6);
+  const std::int64_t n = w.sizes[rank], b = w.begin(rank), room = roomFor(w, p);
+  Kokkos::View<double**, Kokkos::LayoutRight, TestDevice> parent("parent", room, 5);
+  setRows(parent,
+          rowsFor<double>(
+              b, n, room, 5, [](std::int64_t g, int c) { return rowValue(g, c) - 1.0; }, -7.0));
+  Kokkos::View<double**, Kokkos::LayoutStride, TestDevice> cols =
+      Kokkos::subview(parent, Kokkos::ALL, std::make_pair(1, 4));
+  const DView<std::uint8_t> mask = toDevice(slice(w.mask, b, n));
+  DView<std::int32_t> id = toDevice(slice(w.id, b, n));
+  const auto g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, cols, id);
+  EXPECT_EQ(cols.data(), &parent(0, 1)) << "a LayoutStride plane is never reallocated";
+  const auto model = survivors(w);
+  const auto all = getRows(parent);
+  const auto ids = toHost(id);
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < g.local; ++i) {
+    const std::int64_t s = model[g.offset + i];
+    wrong += ids[i] != w.id[s];
+    for (int c = 1; c < 4; ++c) wrong += bitsOf(all[i * 5 + c]) != bitsOf(rowValue(s, c) - 1.0);
+  }
+  for (std::int64_t i = 0; i < room; ++i)
+    for (const int c : {0, 4}) {
+      const double want = i < n ? rowValue(b + i, c) - 1.0 : -7.0;
+      wrong += bitsOf(all[i * 5 + c]) != bitsOf(want);
+    }
+  EXPECT_EQ(wrong, 0) << "rank " << rank;
+}
+
+TEST(MpiPopulation, Rank2PlanesRebalanceAfterAReorder) {
+  // A Population's plane set with rank-2 planes: compact, reorder (the
+  // trigger fires), rebalance in sample-id order, born again.
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  int fired = 0;
+  forEachWorld(1300, [&](const World& w) {
+    const std::int64_t n = w.sizes[rank], b = w.begin(rank), room = roomFor(w, p);
+    Planes pl = roomyPlanes(w, rank, room);
+    Rows3 pos("pos", room);
+    Cols3 vel("vel", room);
+    Ints k("k", room, 5);
+    setRows(pos, rowsFor<double>(b, n, room, 3, rowValue, 0.0));
+    setRows(vel, rowsFor<double>(
+                     b, n, room, 3, [](std::int64_t g, int c) { return -rowValue(g, c); }, 0.0));
+    setRows(k, rowsFor<int>(b, n, room, 5, rowInt, -1));
+    sieve::Population<TestExec> pop("rank2", exec, room, {0.99f});
+    const auto planes = sieve::planes(pos, pl.mask, vel, pl.id, k);
+    sieve::mpi::compact(exec, MPI_COMM_WORLD, pop, pl.mask);
+    fired += read(pop.trigger().fire) != 0;
+    pop.reorder(exec, planes);
+    const auto g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, pop, planes);
+    expectRows(w, g, pos, vel, k);
+    expectBornAgain(pop, g.local);
+    const auto ids = toHost(pl.id);
+    const auto model = survivors(w);
+    std::int64_t wrong = 0;
+    for (std::int64_t i = 0; i < g.local; ++i) wrong += ids[i] != w.id[model[g.offset + i]];
+    EXPECT_EQ(wrong, 0);
+  });
+  EXPECT_GT(fired, 0) << "no reorder fired";
+}
+
+TEST(MpiMisuse, Rank2PlanesOfAnotherRowOrExtent) {
+  const TestExec exec;
+  const Input in(Scenario::indivisible, 34, 0.5);
+  const int p = in.p, rank = in.rank;
+  const std::int64_t n = in.w.sizes[rank];
+  Planes pl = in.pl;
+  const auto& mask = in.mask;
+  // One rank short of rows in its rank-2 plane.
+  Ints k("k", rank == p - 1 ? n - 1 : n, 5);
+  expectAllThrow([&] { sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, pl.id, k); }, p - 1,
+                 "plane 1 has extent", "sieve::mpi::rebalance");
+  in.expectUntouched();
+  if (p == 1) return;
+  // The same element size but another row length on the last rank.
+  Ints k5("k5", n, 5), k4("k4", n, 4);
+  expectAllThrow(
+      [&] {
+        if (rank == p - 1) sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, pl.id, k4);
+        else sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, pl.id, k5);
+      },
+      -1, "", "different plane sets");
+  // A rank-1 plane where the others pass a rank-2 plane of one column.
+  Kokkos::View<double* [1], Kokkos::LayoutRight, TestDevice> one("one", n);
+  expectAllThrow(
+      [&] {
+        if (rank == 0) sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, pl.id, pl.x);
+        else sieve::mpi::rebalance(exec, MPI_COMM_WORLD, mask, pl.id, one);
+      },
+      -1, "", "different plane sets");
+  in.expectUntouched();
 }
 
 } // namespace

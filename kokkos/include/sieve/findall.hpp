@@ -5,18 +5,24 @@
 //
 //   View findall([label,] exec, mask[, options...])          // blocks for the count
 //   View findall([label,] exec, pred, view[, options...])
-//   void findall([label,] exec, mask | pred, view, options..., into(result, count))  //
-//   asynchronous View findall([label,] mask | pred, view[, options...])   // default instance,
-//   fenced int64 findall([label,] mask | pred, view, options..., into(result, count))
+//   View findall([label,] exec, n, pred(i)[, options...])    // index form: i in [0, n)
+//   void findall([label,] exec, input..., options..., into(result, count))  // asynchronous
+//   View findall([label,] input...[, options...])             // default instance, fenced
+//   int64 findall([label,] input..., options..., into(result, count))
+//   (input...: mask | pred, view | n, pred; the index form's default instance is
+//   Kokkos::DefaultExecutionSpace's)
 //
 // Options, in any order, each at most once:
-//   items:     (default) the indices — int64 for rank 1, Kokkos::Array<int64, R> otherwise
-//              (rank 0 included); sieve::linear_indices — ordinal positions (int64);
-//              sieve::items(A) — the values of A (A[mask] in one pass), A of the input's size
+//   items:     (default) the indices — int64 for rank 1 and the index form,
+//              Kokkos::Array<int64, R> otherwise (rank 0 included); sieve::linear_indices —
+//              ordinal positions (int64); sieve::items(A) — the values of A (A[mask] in one
+//              pass), A of the input's size
 //   algorithm: sieve::Auto{} (default), sieve::ScanScatter{block_size, items_per_thread},
 //              sieve::Partitioned{} (host spaces)
-//   workspace: a sieve::FindallWorkspace<ExecSpace> made for this call shape
+//   workspace: a sieve::FindallWorkspace<ExecSpace> made for this call shape; the forms that
+//              return a View then return a View into a result buffer the workspace keeps
 //   into:      sieve::into(result, count) — write into the caller's View instead of a new one
+//              (int64 or int32 result for rank-1 indices and linear indices)
 //
 // Ordinal order is the layout order: LayoutLeft walks the first index
 // fastest, LayoutRight and LayoutStride the last index fastest (a
@@ -30,7 +36,9 @@
 #include <sieve/impl/findall/plan.hpp>
 #include <sieve/impl/findall/run.hpp>
 
+#include <climits>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -79,10 +87,26 @@ inline constexpr bool kFindallAlg =
 
 /// The scratch of sieve::findall for one call shape — execution space (and,
 /// for Partitioned, its concurrency), element count and algorithm: the
-/// predicate's mask (n bytes) and the tile counts with their scan. With it a
-/// findall call allocates only its result (nothing at all with
-/// sieve::into). A call of another shape, or one whose Views share a byte
-/// with the workspace, throws std::invalid_argument. One call at a time.
+/// predicate's mask (n bytes) and the tile counts with their scan; one
+/// workspace serves the mask, predicate and index forms of its shape. With
+/// sieve::into a call given it allocates nothing.
+///
+/// It also keeps a result buffer for the calls that return a View: such a
+/// call returns a View into it (the usual type, Kokkos::View<Item*,
+/// LayoutRight, MemSpace>, of exactly the selected length), grown when a
+/// result does not fit (to max(count, 1.5 x its capacity), never more than
+/// the n items a call can select; a call with another item type gets a new
+/// buffer of its type) and reused otherwise, so that findall in a loop stops
+/// allocating (and first-touching pages) once the buffer fits. The returned
+/// View is valid until the next findall call with this workspace or any copy
+/// of it (copies share the buffer and the scratch): that call overwrites it,
+/// so its inputs — a predicate included — must not read it (a mask, view or
+/// items View lying in the buffer is detected, and that call then takes a
+/// fresh buffer). Copy the result (Kokkos::deep_copy) to keep it longer. The
+/// buffer is freed with the last workspace copy and the last View into it.
+///
+/// A call of another shape, or one whose Views share a byte with the
+/// workspace's scratch, throws std::invalid_argument. One call at a time.
 template <class ExecSpace>
 class FindallWorkspace {
  public:
@@ -140,6 +164,8 @@ class FindallWorkspace {
   const bytes_view& bytes() const { return bytes_; }
   /// (internal) the call shape.
   const Impl::Findall::Plan& plan() const { return plan_; }
+  /// (internal) the result buffer kept for the calls that return a View.
+  const std::shared_ptr<Impl::Findall::KeptResult>& kept() const { return kept_; }
 
  private:
   template <class Alg>
@@ -153,6 +179,7 @@ class FindallWorkspace {
 
   Impl::Findall::Plan plan_{};
   bytes_view bytes_{};
+  std::shared_ptr<Impl::Findall::KeptResult> kept_ = std::make_shared<Impl::Findall::KeptResult>();
 };
 
 namespace Impl {
@@ -181,15 +208,24 @@ constexpr FindallOpt findallOptKind() {
   else return FindallOpt::Bad;
 }
 
+/// Whether T is the element count of the index form (an integer, not bool).
+template <class T>
+inline constexpr bool kFindallCount =
+    std::is_integral_v<std::decay_t<T>> && !std::is_same_v<std::decay_t<T>, bool>;
+
 /// What one findall call is, from its argument types alone (safe on any
 /// types: a wrong argument gives a readable static_assert, nothing else).
 template <class Exec, class First, class... Args>
 struct FindallCall {
-  /// The predicate form: the first argument is not a View.
-  static constexpr bool pred = !IsView<First>::value;
-  static constexpr std::size_t from = pred ? 1 : 0; // the first option in Args
+  /// The index form: the first argument is the element count n, then pred(i).
+  static constexpr bool index = kFindallCount<First>;
+  /// The predicate form: the first argument is neither a View nor a count.
+  static constexpr bool pred = !IsView<First>::value && !index;
+  static constexpr std::size_t from = pred || index ? 1 : 0; // the first option in Args
   using Input = std::conditional_t<pred, Nth<0, Args...>, First>;
-  static constexpr int rank = Safe<Input>::rank;
+  /// The index form's predicate.
+  using IndexPred = std::conditional_t<index, Nth<0, Args...>, Absent>;
+  static constexpr int rank = index ? 1 : Safe<Input>::rank;
   static constexpr std::size_t nopts = sizeof...(Args) >= from ? sizeof...(Args) - from : 0;
   static constexpr FindallOpt kinds[sizeof...(Args) + 1] = {findallOptKind<std::decay_t<Args>>()...,
                                                             FindallOpt::Bad};
@@ -266,6 +302,17 @@ struct FindallCall {
   };
   using IntoR = typename IntoOf<OptT<intoAt>>::R;
   using IntoC = typename IntoOf<OptT<intoAt>>::C;
+  /// into() may take an int32 result: rank-1 indices or linear indices.
+  static constexpr bool narrowable = !values && (linear || rank == 1);
+  /// into() takes a result of the item type, or int32 where narrowable.
+  template <class E>
+  static constexpr bool intoResultOk() {
+    return kViewOf<E, IntoR, 1, Item, true> ||
+           (narrowable && kViewOf<E, IntoR, 1, std::int32_t, true>);
+  }
+  /// The result is int32 indices (narrowed from int64).
+  static constexpr bool narrow =
+      hasInto && narrowable && std::is_same_v<typename Safe<IntoR>::value, std::int32_t>;
 };
 
 template <class P, class T, class = void>
@@ -287,6 +334,18 @@ ArrayBytes viewBytes(const char* name, const V& v) {
   return arrayBytes(name, v.data(), static_cast<std::int64_t>(coveredBytes(v)), 1);
 }
 
+/// The element count of the index form, checked (>= 0, fits int64).
+template <class N>
+std::int64_t findallCount(const char* fn, const N& n) {
+  if constexpr (std::is_signed_v<N>) {
+    if (n < 0) fail(fn, "n = " + std::to_string(n) + " is negative; it must be >= 0");
+  } else {
+    if (static_cast<std::uint64_t>(n) > static_cast<std::uint64_t>(INT64_MAX))
+      fail(fn, "n = " + std::to_string(n) + " exceeds INT64_MAX");
+  }
+  return static_cast<std::int64_t>(n);
+}
+
 /// Every findall overload ends here: compile-time checks (readable
 /// assertions, then nothing else), run-time checks, then the phases.
 template <class Exec, class First, class... Args>
@@ -297,9 +356,10 @@ typename FindallCall<Exec, First, Args...>::type findallEntry(const Names& names
   using C = FindallCall<Exec, First, Args...>;
   using Input = typename C::Input;
   using T = typename Safe<Input>::value;
+  using IndexPred = typename C::IndexPred;
   constexpr bool inputView = IsView<Input>::value;
   // --- the input
-  static_assert(C::pred || std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t>,
+  static_assert(C::pred || C::index || std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t>,
                 "sieve::findall: mask values must be bool (or std::uint8_t, read as bool)");
   static_assert(!C::pred || inputView,
                 "sieve::findall: the argument after a predicate must be a Kokkos::View "
@@ -312,6 +372,13 @@ typename FindallCall<Exec, First, Args...>::type findallEntry(const Names& names
       !C::pred || !inputView || !PredOn<First, T>::callable || PredOn<First, T>::returnsBool,
       "sieve::findall: the predicate must return bool (compare explicitly, e.g. x > 0, "
       "instead of returning a number)");
+  static_assert(!C::index || PredOn<IndexPred, std::int64_t>::callable,
+                "sieve::findall: the index predicate must be callable as pred(std::int64_t i) "
+                "(findall([label,] exec, n, pred[, options]))");
+  static_assert(!C::index || !PredOn<IndexPred, std::int64_t>::callable ||
+                    PredOn<IndexPred, std::int64_t>::returnsBool,
+                "sieve::findall: the index predicate must return bool (compare explicitly, e.g. "
+                "x(i) > 0, instead of returning a number)");
   // --- the options
   static_assert(C::noBad,
                 "sieve::findall: an option is none of sieve::linear_indices, sieve::items(A), "
@@ -328,34 +395,40 @@ typename FindallCall<Exec, First, Args...>::type findallEntry(const Names& names
   static_assert(C::wsAt < 0 || std::is_same_v<Ws, FindallWorkspace<Exec>>,
                 "sieve::findall: the workspace was made for another execution space "
                 "(FindallWorkspace<ExecSpace> must match the instance's type)");
-  using Item = typename C::Item;
-  using IntoR = typename C::IntoR;
   using IntoC = typename C::IntoC;
-  static_assert(!C::hasInto || kViewOf<Exec, IntoR, 1, Item, true>,
+  static_assert(!C::hasInto || C::template intoResultOk<Exec>(),
                 "sieve::findall: into(result, count): result must be a writable rank-1 View of "
                 "the item type (int64 indices for rank 1, Kokkos::Array<int64, R> for rank R, "
-                "int64 linear indices, or the items View's value type), accessible from the "
-                "execution space");
+                "int64 linear indices, or the items View's value type; std::int32_t also for "
+                "rank-1 and linear indices), accessible from the execution space");
   static_assert(!C::hasInto || kViewOf<Exec, IntoC, 0, std::int64_t, true>,
                 "sieve::findall: into(result, count): count must be a writable rank-0 View of "
                 "std::int64_t accessible from the execution space");
-  constexpr bool ok =
-      inputView && Safe<Input>::template accessible<Exec>() &&
-      (C::pred ? PredOn<First, T>::returnsBool
-               : (std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t>)) &&
-      C::noBad && C::once && (!C::values || Safe<ValuesView>::template accessible<Exec>()) &&
-      (C::wsAt < 0 || std::is_same_v<Ws, FindallWorkspace<Exec>>)&&(
-          !C::hasInto ||
-          (kViewOf<Exec, IntoR, 1, Item, true> && kViewOf<Exec, IntoC, 0, std::int64_t, true>));
+  constexpr bool inputOk =
+      C::index ? PredOn<IndexPred, std::int64_t>::returnsBool
+               : inputView && Safe<Input>::template accessible<Exec>() &&
+                     (C::pred ? PredOn<First, T>::returnsBool
+                              : (std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t>));
+  constexpr bool ok = inputOk && C::noBad && C::once &&
+                      (!C::values || Safe<ValuesView>::template accessible<Exec>()) &&
+                      (C::wsAt < 0 || std::is_same_v<Ws, FindallWorkspace<Exec>>)&&(
+                          !C::hasInto || (C::template intoResultOk<Exec>() &&
+                                          kViewOf<Exec, IntoC, 0, std::int64_t, true>));
   if constexpr (ok) {
     using Mem = typename Exec::memory_space;
-    const Input& input = [&]() -> const Input& {
-      if constexpr (C::pred) return nth<0>(args...);
-      else return first;
-    }();
     checkKernelsAllowed<Exec>(fn);
-    const std::int64_t n = Findall::size64(input);
-    std::vector<ArrayBytes> arrays{viewBytes(C::pred ? "view" : "mask", input)};
+    std::int64_t n = 0;
+    std::vector<ArrayBytes> arrays;
+    if constexpr (C::index) {
+      n = findallCount(fn, first);
+    } else {
+      const Input& input = [&]() -> const Input& {
+        if constexpr (C::pred) return nth<0>(args...);
+        else return first;
+      }();
+      n = Findall::size64(input);
+      arrays.push_back(viewBytes(C::pred ? "view" : "mask", input));
+    }
     if constexpr (C::values) {
       const auto& a = nth<C::itemsAt>(args...).view;
       if (Findall::size64(a) != n)
@@ -363,13 +436,31 @@ typename FindallCall<Exec, First, Args...>::type findallEntry(const Names& names
                      " elements; it must have the input's size, " + std::to_string(n));
       arrays.push_back(viewBytes("items", a));
     }
+    if constexpr (C::narrow) {
+      if (n - 1 > static_cast<std::int64_t>(INT32_MAX))
+        fail(fn,
+             "into(result, count): result holds std::int32_t, but the largest index, n - 1 "
+             "= " +
+                 std::to_string(n - 1) +
+                 ", exceeds INT32_MAX (2147483647); use a std::int64_t result");
+    }
     const auto alg = [&]() {
       if constexpr (C::algAt >= 0) return nth<C::algAt>(args...);
       else return Auto{};
     }();
     Findall::Plan plan = Findall::planFor(fn, exec, alg, n);
-    // A workspace of the call's own needs no mask region for the mask form.
+    // A workspace of the call's own needs no mask region for the mask and
+    // index forms; the caller's workspace always has one (so that one
+    // workspace serves every form), and its regions are carved after it.
     plan.withMask = C::pred || C::wsAt >= 0;
+    // The index form on host spaces: pred once per index, its answers kept
+    // as bits (n / 8 bytes) between the count and the write phases, when
+    // every tile holds whole 32-bit words (one thread per tile) — except for
+    // into() with one tile, which counts as it writes (one pass, no bits).
+    const bool indexBits = C::index && Findall::kHostSpace<Exec> &&
+                           (plan.tiles() <= 1 || plan.tileElems() % 32 == 0) &&
+                           !(C::hasInto && plan.tiles() == 1);
+    plan.withBits = indexBits;
     const std::size_t written = arrays.size();
     if constexpr (C::hasInto) {
       const auto& o = nth<C::intoAt>(args...);
@@ -401,45 +492,68 @@ typename FindallCall<Exec, First, Args...>::type findallEntry(const Names& names
     const CallRegion region(names, faceFor<Exec, Primitive::Scan>(true));
 
     typename C::Result result;
-    const auto run = [&](const auto& keep) {
-      std::int64_t* word = r.total;
-      if constexpr (C::hasInto) word = nth<C::intoAt>(args...).count.data();
-      Findall::countPhase(exec, names, plan, r, keep, word);
-      auto withItems = [&](const auto& out, std::int64_t cap) {
-        if constexpr (C::linear) {
-          Findall::writePhase(exec, names, plan, r, keep, Findall::LinearItems{}, out, cap);
-        } else if constexpr (C::values) {
+    const auto run = [&](const auto& countKeep, const auto& keep) {
+      // f(items): the writer of the call's items (int32 for a narrowed result).
+      auto withItems = [&](auto&& f) {
+        auto narrowed = [&](const auto& items) {
+          if constexpr (C::narrow) f(Findall::Narrow32<std::decay_t<decltype(items)>>{items});
+          else f(items);
+        };
+        if constexpr (C::values) {
           Findall::withReader(nth<C::itemsAt>(args...).view, [&](const auto& at) {
-            Findall::writePhase(exec, names, plan, r, keep,
-                                Findall::ValueItems<std::decay_t<decltype(at)>>{at}, out, cap);
+            f(Findall::ValueItems<std::decay_t<decltype(at)>>{at});
           });
+        } else if constexpr (C::linear || C::index) {
+          narrowed(Findall::LinearItems{}); // the index form's indices are its positions
         } else {
           constexpr int R = Safe<Input>::rank;
           using Un = Findall::Unravel<R, Findall::kLeftOrder<Input>>;
-          Findall::writePhase(exec, names, plan, r, keep,
-                              Findall::IndexItems<R, Findall::kLeftOrder<Input>>{Un::of(input)},
-                              out, cap);
+          const Input& input = [&]() -> const Input& {
+            if constexpr (C::pred) return nth<0>(args...);
+            else return first;
+          }();
+          narrowed(Findall::IndexItems<R, Findall::kLeftOrder<Input>>{Un::of(input)});
         }
       };
       if constexpr (C::hasInto) {
-        const auto& out = nth<C::intoAt>(args...).result;
-        withItems(out, static_cast<std::int64_t>(out.extent(0)));
+        const auto& o = nth<C::intoAt>(args...);
+        withItems([&](const auto& items) {
+          Findall::countAndWrite(exec, names, plan, r, countKeep, keep, items, o.result,
+                                 static_cast<std::int64_t>(o.result.extent(0)), o.count.data());
+        });
       } else {
+        Findall::countPhase(exec, names, plan, r, countKeep, r.total);
         std::int64_t count = 0;
         const Kokkos::View<std::int64_t, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> w(r.total);
         Kokkos::deep_copy(exec, count, w);
         fence(exec, "findall: the count of the result");
-        result = typename C::Result(
-            Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("result")),
-            static_cast<std::size_t>(count));
-        withItems(result, count);
+        if constexpr (C::wsAt >= 0) {
+          result = Findall::keptResult<typename C::Result>(exec, names, *ws->kept(), count, n,
+                                                           arrays.data(), written);
+        } else {
+          result = typename C::Result(
+              Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("result")),
+              static_cast<std::size_t>(count));
+        }
+        withItems([&](const auto& items) {
+          Findall::writePhase(exec, names, plan, r, keep, items, result, count);
+        });
       }
     };
-    if constexpr (C::pred) {
+    if constexpr (C::index) {
+      if (indexBits) {
+        auto* words = reinterpret_cast<std::uint32_t*>(r.mask);
+        run(Findall::RecordKeep<IndexPred>{nth<0>(args...), words}, Findall::BitKeep{words});
+      } else {
+        const Findall::PredKeep<IndexPred> keep{nth<0>(args...)};
+        run(keep, keep);
+      }
+    } else if constexpr (C::pred) {
+      const auto& input = nth<0>(args...);
       if (n > 0) Findall::fillMask(exec, names, first, input, r.mask, n);
-      run(Findall::ByteKeep{r.mask});
+      run(Findall::ByteKeep{r.mask}, Findall::ByteKeep{r.mask});
     } else {
-      Findall::withMaskKeep(input, run);
+      Findall::withMaskKeep(first, [&](const auto& keep) { run(keep, keep); });
     }
     // A workspace of its own is freed on return: wait for the kernels that use it.
     if constexpr (C::wsAt < 0) fence(exec, "findall: workspace freed");
@@ -449,11 +563,27 @@ typename FindallCall<Exec, First, Args...>::type findallEntry(const Names& names
   }
 }
 
+/// The execution space of a fencing call: the input View's, or
+/// Kokkos::DefaultExecutionSpace for the index form (void if neither).
+template <class First, class... Args>
+struct FindallFencedExec {
+  using Input = std::conditional_t<IsView<First>::value, First, Nth<0, Args...>>;
+  template <class I, bool = IsView<I>::value>
+  struct Of {
+    using type = void;
+  };
+  template <class I>
+  struct Of<I, true> {
+    using type = typename I::execution_space;
+  };
+  using type = std::conditional_t<kFindallCount<First>, Kokkos::DefaultExecutionSpace,
+                                  typename Of<Input>::type>;
+};
+
 /// The fencing forms: a default instance of the input's space.
 template <class First, class... Args>
 auto findallFenced(const Names& names, const First& first, const Args&... args) {
-  using Input = std::conditional_t<IsView<First>::value, First, Nth<0, Args...>>;
-  using Exec = typename Input::execution_space;
+  using Exec = typename FindallFencedExec<First, Args...>::type;
   using C = FindallCall<Exec, First, Args...>;
   const Exec exec{};
   if constexpr (C::hasInto) {
@@ -478,16 +608,16 @@ using FindallReturn = typename FindallCall<E, First, Args...>::type;
 
 template <class First, class... Args>
 struct FindallFencedReturn {
-  using Input = std::conditional_t<IsView<First>::value, First, Nth<0, Args...>>;
-  template <class I, bool = IsView<I>::value>
+  using Exec = typename FindallFencedExec<First, Args...>::type;
+  template <class E, bool = kIsExec<E>>
   struct Of {
     using type = void;
   };
-  template <class I>
-  struct Of<I, true> {
-    using type = typename FindallCall<typename I::execution_space, First, Args...>::fenced;
+  template <class E>
+  struct Of<E, true> {
+    using type = typename FindallCall<E, First, Args...>::fenced;
   };
-  using type = typename Of<Input>::type;
+  using type = typename Of<Exec>::type;
 };
 
 } // namespace Impl
@@ -509,24 +639,27 @@ struct FindallFencedReturn {
 /// result is allocated); sieve::into(result, count) (see below).
 ///
 /// Returns a new rank-1 View (LayoutRight, the space's memory space) of
-/// exactly the selected length. Every algorithm is stable and gives the same
-/// bytes on every backend and thread count. On Kokkos::OpenMP, a contiguous
-/// mask (or the predicate's) with int64 indices (rank 1), linear indices or
-/// contiguous values of 1, 2, 4 or 8 bytes is written by the native host
-/// select (native/host/select.hpp: vectorised, whole cache lines streamed
-/// past the caches for outputs of Tuning::Host::kSelectStreamBytes or more). O(n) work (the mask is
-/// read twice), O(n / tile) scratch. Blocks: it fences `exec` once to read the count (and again
-/// before freeing a workspace of its own); the write is then enqueued on `exec` (complete after
-/// exec.fence(); immediate on host spaces).
+/// exactly the selected length; with a workspace, a View into the result
+/// buffer it keeps, valid until the next findall call with that workspace
+/// (see sieve::FindallWorkspace: no allocation once the buffer fits). Every algorithm is stable and
+/// gives the same bytes on every backend and thread count. On Kokkos::OpenMP, a contiguous mask (or
+/// the predicate's) with int64 indices (rank 1), linear indices or contiguous values of 1, 2, 4 or
+/// 8 bytes is written by the native host select (native/host/select.hpp: vectorised, whole cache
+/// lines streamed past the caches for outputs of Tuning::Host::kSelectStreamBytes or more). O(n)
+/// work (the mask is read twice), O(n / tile) scratch. Blocks: it fences `exec` once to read the
+/// count (and again before freeing a workspace of its own); the write is then enqueued on `exec`
+/// (complete after exec.fence(); immediate on host spaces).
 ///
-/// With `sieve::into(result, count)` (result: a rank-1 View of the item type;
-/// count: a rank-0 View of std::int64_t) it returns nothing and is
-/// asynchronous: the selected items go to result(0 ..), slots at or past
-/// result.extent(0) are never written, and count receives the number
-/// selected (compare it with result.extent(0)). With a workspace too it
-/// allocates nothing and fences nothing (capture-safe on device spaces).
+/// With `sieve::into(result, count)` (result: a rank-1 View of the item type,
+/// or of std::int32_t for rank-1 indices and linear indices, which then must
+/// fit: n <= 2^31, else std::invalid_argument; count: a rank-0 View of
+/// std::int64_t) it returns nothing and is asynchronous: the selected items go to result(0 ..),
+/// slots at or past result.extent(0) are never written, and count receives the number selected
+/// (compare it with result.extent(0)). With a workspace too it allocates nothing and fences nothing
+/// (capture-safe on device spaces).
 ///
 /// Throws std::invalid_argument (nothing enqueued) for items of another size,
+/// an int32 result with n > 2^31,
 /// an invalid ScanScatter (block_size not a power of two in [1, 1024],
 /// items_per_thread < 1, product > INT32_MAX, or more than INT32_MAX tiles),
 /// Partitioned on a device space, a workspace for another call shape, an
@@ -545,10 +678,49 @@ findall(const ExecSpace& exec, const MaskView& mask, const Args&... args) {
 /// the element; it must return bool. Its results are kept in a mask (the
 /// workspace's, or one allocated for the call); otherwise as the mask form.
 template <class ExecSpace, class Pred, class View, class... Args>
-std::enable_if_t<Impl::kIsExec<ExecSpace> && !Impl::IsView<Pred>::value,
+std::enable_if_t<Impl::kIsExec<ExecSpace> && !Impl::IsView<Pred>::value &&
+                     !Impl::kFindallCount<Pred>,
                  Impl::FindallReturn<ExecSpace, Pred, View, Args...>>
 findall(const ExecSpace& exec, const Pred& pred, const View& view, const Args&... args) {
   return Impl::findallEntry(Impl::Names("", "sieve::findall"), exec, pred, view, args...);
+}
+
+/// Select, in ascending order, the indices i in [0, n) for which `pred(i)`
+/// is true: `findall([label,] exec, n, pred[, options...])` — the index
+/// form, for a selection that reads several Views (e.g.
+/// `KOKKOS_LAMBDA(std::int64_t i) { return type(i) == t && x(i) < xmax; }`).
+///
+/// `n`: the element count, any integer type (negative: std::invalid_argument).
+/// `pred`: callable on `exec` as pred(std::int64_t i), returning bool. No
+/// n-byte mask is written: on host spaces pred is called once per index and
+/// its answers kept as bits (n / 8 bytes of the workspace) from the count to
+/// the write phase (into() with one tile — Serial, one thread — counts as it
+/// writes, in one pass); where tiles are not whole 32-bit words, and on
+/// device spaces, it is fused: called again by the write phase (and once more
+/// by the write's team scan on devices). So pred must be pure (the same
+/// answer every time it is called, as a Kokkos::parallel_scan functor for its
+/// two passes) and must not read the call's result or workspace. Items: the
+/// indices i (int64, the default), sieve::linear_indices (the same), or
+/// sieve::items(A), A a View of n elements (A's values at the selected i).
+/// Algorithm, workspace (a FindallWorkspace(exec, n, alg) — the mask form's —
+/// serves it) and into options as the mask form; into() may take a
+/// std::int32_t result for the indices (n <= 2^31, else
+/// std::invalid_argument). O(n) calls of pred, O(n / tile) scratch plus the
+/// bits. Blocks and throws as the mask form.
+template <class ExecSpace, class N, class Pred, class... Args>
+std::enable_if_t<Impl::kIsExec<ExecSpace> && Impl::kFindallCount<N>,
+                 Impl::FindallReturn<ExecSpace, N, Pred, Args...>>
+findall(const ExecSpace& exec, const N& n, const Pred& pred, const Args&... args) {
+  return Impl::findallEntry(Impl::Names("", "sieve::findall"), exec, n, pred, args...);
+}
+
+/// sieve::findall (index form) with a label.
+template <class ExecSpace, class N, class Pred, class... Args>
+std::enable_if_t<Impl::kIsExec<ExecSpace> && Impl::kFindallCount<N>,
+                 Impl::FindallReturn<ExecSpace, N, Pred, Args...>>
+findall(const std::string& label, const ExecSpace& exec, const N& n, const Pred& pred,
+        const Args&... args) {
+  return Impl::findallEntry(Impl::Names(label, "sieve::findall"), exec, n, pred, args...);
 }
 
 /// sieve::findall (mask form) with a label naming its profiling region
@@ -564,7 +736,8 @@ findall(const std::string& label, const ExecSpace& exec, const MaskView& mask,
 
 /// sieve::findall (predicate form) with a label.
 template <class ExecSpace, class Pred, class View, class... Args>
-std::enable_if_t<Impl::kIsExec<ExecSpace> && !Impl::IsView<Pred>::value,
+std::enable_if_t<Impl::kIsExec<ExecSpace> && !Impl::IsView<Pred>::value &&
+                     !Impl::kFindallCount<Pred>,
                  Impl::FindallReturn<ExecSpace, Pred, View, Args...>>
 findall(const std::string& label, const ExecSpace& exec, const Pred& pred, const View& view,
         const Args&... args) {
@@ -585,7 +758,7 @@ findall(const MaskView& mask, const Args&... args) {
 /// execution space, fenced. Blocking. Throws as the instance form.
 template <class Pred, class View, class... Args>
 std::enable_if_t<!Impl::IsView<Pred>::value && !Impl::kIsExec<Pred> && !Impl::kLabelLike<Pred> &&
-                     Impl::IsView<View>::value,
+                     !Impl::kFindallCount<Pred> && Impl::IsView<View>::value,
                  typename Impl::FindallFencedReturn<Pred, View, Args...>::type>
 findall(const Pred& pred, const View& view, const Args&... args) {
   return Impl::findallFenced(Impl::Names("", "sieve::findall"), pred, view, args...);
@@ -602,10 +775,27 @@ findall(const std::string& label, const MaskView& mask, const Args&... args) {
 /// The fencing sieve::findall (predicate form) with a label.
 template <class Pred, class View, class... Args>
 std::enable_if_t<!Impl::IsView<Pred>::value && !Impl::kIsExec<Pred> && !Impl::kLabelLike<Pred> &&
-                     Impl::IsView<View>::value,
+                     !Impl::kFindallCount<Pred> && Impl::IsView<View>::value,
                  typename Impl::FindallFencedReturn<Pred, View, Args...>::type>
 findall(const std::string& label, const Pred& pred, const View& view, const Args&... args) {
   return Impl::findallFenced(Impl::Names(label, "sieve::findall"), pred, view, args...);
+}
+
+/// sieve::findall (index form) on a default instance of
+/// Kokkos::DefaultExecutionSpace (pred must be callable there), fenced:
+/// returns the new View, or with sieve::into the count. Blocking. Throws as
+/// the instance form.
+template <class N, class Pred, class... Args>
+std::enable_if_t<Impl::kFindallCount<N>, typename Impl::FindallFencedReturn<N, Pred, Args...>::type>
+findall(const N& n, const Pred& pred, const Args&... args) {
+  return Impl::findallFenced(Impl::Names("", "sieve::findall"), n, pred, args...);
+}
+
+/// The fencing sieve::findall (index form) with a label.
+template <class N, class Pred, class... Args>
+std::enable_if_t<Impl::kFindallCount<N>, typename Impl::FindallFencedReturn<N, Pred, Args...>::type>
+findall(const std::string& label, const N& n, const Pred& pred, const Args&... args) {
+  return Impl::findallFenced(Impl::Names(label, "sieve::findall"), n, pred, args...);
 }
 
 } // namespace sieve

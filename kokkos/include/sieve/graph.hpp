@@ -82,7 +82,8 @@ class Graph {
     static_assert(Pop::template planesOk<Views...>(),
                   "sieve::Graph::reorder: every plane of the plane set (sieve::planes) must be a "
                   "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte elements, "
-                  "accessible from the execution space");
+                  "or a rank-2 View of them (extent(0) the samples, one row each), accessible "
+                  "from the execution space");
     if constexpr (Pop::template planesOk<Views...>()) return reorderNode(pop, planes, after);
     else return -1;
   }
@@ -95,7 +96,8 @@ class Graph {
     static_assert(Pop::template planesOk<Views...>(),
                   "sieve::Graph::restore: every plane of the plane set (sieve::planes) must be a "
                   "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte elements, "
-                  "accessible from the execution space");
+                  "or a rank-2 View of them (extent(0) the samples, one row each), accessible "
+                  "from the execution space");
     if constexpr (Pop::template planesOk<Views...>()) return restoreNode(pop, planes, after);
     else return -1;
   }
@@ -138,7 +140,7 @@ class Graph {
     auto& ps = pop.state("Graph::reorder");
     ps.graphReorders = true; // launched on the device: perm is no longer known on the host
     ps.permIdentity = false;
-    const int slot = reserve("reorder", reorder_scratch_bytes(ps.n, widest<Views...>()));
+    const int slot = reserve("reorder", reorder_scratch_bytes(ps.n, Pop::widest(planes)));
     auto st = pop.s_;
     return add("reorder", after, slot, [st, planes](const ExecSpace& exec, const Scratch& s) {
       Population<ExecSpace>::reorderWith(*st, exec, s, planes);
@@ -149,7 +151,7 @@ class Graph {
   node restoreNode(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
                    const deps& after) {
     auto& ps = pop.state("Graph::restore");
-    const int slot = reserve("restore", reorder_scratch_bytes(ps.n, widest<Views...>()));
+    const int slot = reserve("restore", reorder_scratch_bytes(ps.n, Pop::widest(planes)));
     auto st = pop.s_;
     return add("restore", after, slot, [st, planes](const ExecSpace& exec, const Scratch& s) {
       Population<ExecSpace>::restoreWith(*st, exec, s, planes);
@@ -269,11 +271,6 @@ class Graph {
 #endif
   };
   std::shared_ptr<State> s_;
-
-  template <class... Views>
-  static constexpr std::uint32_t widest() {
-    return Population<ExecSpace>::template widest<Views...>();
-  }
 
   /// A slot live while the next node runs only.
   int reserve(const char* what, std::size_t bytes) {

@@ -5,10 +5,14 @@
 //
 //   DenseKeys  scatter_dense([label,] [exec,] input[, min_key, max_key], output)
 //   DenseKeys  scatter_dense([label,] exec, input, output, DenseWorkspace&)  (asynchronous)
+//   DenseKeys  sort_permutation([label,] [exec,] n, key_fn[, min_key, max_key], perm)
+//   DenseKeys  sort_permutation([label,] exec, n | count, key_fn, perm, DenseWorkspace&)  (async)
 //   SparseKeys scatter_sparse([label,] [exec,] input, output)
 //   int64      count_elements([label,] [exec,] input)
 //   void       for_each_key_range([label,] [exec,] keys, output, functor, args...)
-//   ReducedKeys reduce([label,] [exec,] keys, output, functor | SortUnique{})
+//   ReducedKeys reduce([label,] [exec,] keys, output, functor | SortUnique{})  (a filter)
+//   void       reduce_by_key([label,] [exec,] keys, values | project(output, fn), init, op,
+//                            result)  (per-key sums, min, max, ...)
 //   int64      compact([label,] [exec,] keys, reduced, input, output)
 //   Grouping   group([label,] [exec,] keys, output, functor | SortGroup{})
 //   int64      compact([label,] [exec,] groups, input, output)
@@ -45,17 +49,35 @@
 
 #include <sieve/impl/args.hpp>
 #include <sieve/impl/common.hpp>
+#include <sieve/impl/keys/fold.hpp>
 #include <sieve/impl/keys/results.hpp>
 #include <sieve/impl/keys/scatter.hpp>
 #include <sieve/impl/keys/segments.hpp>
 #include <sieve/impl/keys/source.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
 namespace sieve {
 namespace keys {
+
+/// The values of reduce_by_key projected from a View of elements: value(p) =
+/// fn(view(p)). Made by sieve::keys::project(view, fn).
+template <class View, class Fn>
+struct Projected {
+  View view;
+  Fn fn;
+};
+
+/// The values fn(view(p)) for reduce_by_key (e.g. the weight of a scattered
+/// particle); fn is copied to the execution space and called there. O(1).
+template <class View, class Fn>
+Projected<View, Fn> project(const View& view, const Fn& fn) {
+  return Projected<View, Fn>{view, fn};
+}
+
 namespace Impl {
 
 template <class T>
@@ -67,6 +89,34 @@ using SparseResult = SparseKeys<KeyOr<typename InputOf<In>::key_type>, Exec>;
 
 template <class T>
 inline constexpr bool kLabel = std::is_convertible_v<const T&, std::string>;
+
+/// A host count: not negative.
+template <class N>
+i64 checkCount(const char* fn, const N& n) {
+  if constexpr (std::is_signed_v<N>) {
+    if (n < 0) sieve::Impl::fail(fn, "n = " + std::to_string(n) + " is negative");
+  }
+  if (static_cast<std::uint64_t>(n) > static_cast<std::uint64_t>(INT64_MAX))
+    sieve::Impl::fail(fn, "n = " + std::to_string(n) + " exceeds INT64_MAX");
+  return static_cast<i64>(n);
+}
+
+/// A perm holds the indices 0 .. n - 1 (n: the workspace's capacity with a
+/// count on the device).
+template <class Perm>
+void checkPerm(const char* fn, const Perm& perm, i64 n, bool deviceCount) {
+  using T = typename Perm::value_type;
+  if (sieve::Impl::extent64(perm) < n)
+    sieve::Impl::fail(fn, "perm.extent(0) = " + std::to_string(sieve::Impl::extent64(perm)) +
+                              " is smaller than " +
+                              (deviceCount ? "the workspace's capacity, " : "n = ") +
+                              std::to_string(n) + "; nothing was written");
+  if (n > 0 && n - 1 > static_cast<i64>(std::numeric_limits<T>::max()))
+    sieve::Impl::fail(fn, "perm holds " + std::to_string(8 * sizeof(T)) + "-bit indices; n = " +
+                              std::to_string(n) + " has indices beyond their largest value, " +
+                              std::to_string(std::numeric_limits<T>::max()) +
+                              " (use a View of std::int64_t)");
+}
 
 /// The compile-time checks of a scatter: readable assertions, then `ok`.
 template <bool Dense, class Exec, class In, class Out>
@@ -150,6 +200,214 @@ SparseResult<Exec, In> sparseEntry(const sieve::Impl::Names& names, const Exec& 
     return scatterSparse(names, exec, input, output);
   } else {
     return {};
+  }
+}
+
+/// The key type of sort_permutation's key_fn (int when it has none).
+template <class KeyFn>
+using PermKey = KeyOr<typename IndexKey<KeyFn>::type>;
+template <class Exec, class KeyFn>
+using PermResult = DenseKeys<PermKey<KeyFn>, Exec>;
+
+/// sort_permutation's count: an integer, or a rank-0 View of int64 on the device.
+template <class N, class = void>
+struct PermCount {
+  static constexpr bool integer = std::is_integral_v<N> && !std::is_same_v<N, bool>;
+  static constexpr bool device = false;
+};
+template <class N>
+struct PermCount<N, std::enable_if_t<IsView<N>::value>> {
+  static constexpr bool integer = false;
+  static constexpr bool device =
+      Safe<N>::rank == 0 && std::is_same_v<typename Safe<N>::value, std::int64_t>;
+};
+
+/// Every sort_permutation form ends here: compile-time checks, then the
+/// dense counting sort of the indices 0 .. n - 1 by key_fn(i) into perm.
+template <class Exec, class N, class KeyFn, class... Rest>
+PermResult<Exec, KeyFn> permEntry(const sieve::Impl::Names& names, const Exec& exec, const N& n,
+                                  const KeyFn& keyFn, const Rest&... rest) {
+  constexpr const char* fn = "sieve::keys::sort_permutation";
+  constexpr std::size_t nr = sizeof...(Rest);
+  static_assert(nr >= 1 && nr <= 3,
+                "sieve::keys::sort_permutation: the arguments are (exec, n, key_fn, perm), (exec, "
+                "n, key_fn, min_key, max_key, perm) or (exec, n, key_fn, perm, workspace)");
+  using Key = typename IndexKey<KeyFn>::type;
+  static_assert(sieve::Impl::Keys::kIntegralKey<Key>,
+                "sieve::keys::sort_permutation: key_fn must be callable as key_fn(std::int64_t i) "
+                "on the execution space and return an integer key (other than bool)");
+  using Perm = sieve::Impl::Nth<nr == 3 ? 2 : 0, Rest...>;
+  using PermT = typename Safe<Perm>::value;
+  constexpr bool permOk =
+      Safe<Perm>::rank == 1 && Safe<Perm>::writable &&
+      (std::is_same_v<PermT, std::int64_t> ||
+       std::is_same_v<PermT, std::int32_t>)&&Safe<Perm>::template accessible<Exec>();
+  static_assert(permOk,
+                "sieve::keys::sort_permutation: perm must be a writable rank-1 View of "
+                "std::int64_t or std::int32_t accessible from the execution space");
+  static_assert(PermCount<N>::integer || PermCount<N>::device,
+                "sieve::keys::sort_permutation: n must be an integer, or (with a workspace) a "
+                "rank-0 View of std::int64_t holding the count on the device");
+  static_assert(!PermCount<N>::device || nr == 2,
+                "sieve::keys::sort_permutation: a count on the device (a rank-0 View) needs the "
+                "workspace form (exec, count, key_fn, perm, workspace)");
+  using KeyOrInt = PermKey<KeyFn>;
+  if constexpr (sieve::Impl::Keys::kIntegralKey<Key> && permOk &&
+                (PermCount<N>::integer || (PermCount<N>::device && nr == 2))) {
+    sieve::Impl::checkKernelsAllowed<Exec>(fn);
+    const Perm& perm = sieve::Impl::nth < nr == 3 ? 2 : 0 > (rest...);
+    if constexpr (nr == 2) {
+      using Ws = sieve::Impl::Nth<1, Rest...>;
+      static_assert(std::is_same_v<Ws, DenseWorkspace<KeyOrInt, Exec>>,
+                    "sieve::keys::sort_permutation: the argument after perm must be a "
+                    "sieve::keys::DenseWorkspace of key_fn's key type and of the instance's "
+                    "execution space");
+      if constexpr (std::is_same_v<Ws, DenseWorkspace<KeyOrInt, Exec>>) {
+        const Ws& ws = sieve::Impl::nth<1>(rest...);
+        if (ws.elements() < 0)
+          sieve::Impl::fail(fn, "the workspace is empty (default-constructed)");
+        Indices<KeyFn> in{0, keyFn, nullptr};
+        if constexpr (PermCount<N>::device) {
+          static_assert(Safe<N>::template accessible<Exec>(),
+                        "sieve::keys::sort_permutation: the count View is not accessible from "
+                        "the execution space");
+          in.n = ws.elements();
+          in.live = n.data();
+        } else {
+          in.n = checkCount(fn, n);
+        }
+        checkPerm(fn, perm, in.n, PermCount<N>::device);
+        return scatterDenseAsync(names, exec, in, perm, ws, fn);
+      } else {
+        return {};
+      }
+    } else {
+      const Indices<KeyFn> in{checkCount(fn, n), keyFn, nullptr};
+      checkPerm(fn, perm, in.n, false);
+      if constexpr (nr == 1) {
+        return scatterDense(names, exec, in, false, Key{}, Key{}, perm, fn);
+      } else {
+        using K1 = sieve::Impl::Nth<0, Rest...>;
+        using K2 = sieve::Impl::Nth<1, Rest...>;
+        static_assert(std::is_convertible_v<K1, Key> && std::is_convertible_v<K2, Key>,
+                      "sieve::keys::sort_permutation: min_key and max_key must convert to "
+                      "key_fn's key type");
+        if constexpr (std::is_convertible_v<K1, Key> && std::is_convertible_v<K2, Key>) {
+          sieve::Impl::Keys::checkKeyValue<Key>(fn, "min_key", sieve::Impl::nth<0>(rest...));
+          sieve::Impl::Keys::checkKeyValue<Key>(fn, "max_key", sieve::Impl::nth<1>(rest...));
+          return scatterDense(names, exec, in, true, static_cast<Key>(sieve::Impl::nth<0>(rest...)),
+                              static_cast<Key>(sieve::Impl::nth<1>(rest...)), perm, fn);
+        } else {
+          return {};
+        }
+      }
+    }
+  } else {
+    return {};
+  }
+}
+
+/// reduce_by_key's values: a rank-1 View, or a Projected one.
+template <class V, class = void>
+struct FoldValues {
+  static constexpr bool ok = false;
+  using View = void;
+  using type = void;
+};
+template <class V>
+struct FoldValues<V, std::enable_if_t<IsView<V>::value>> {
+  static constexpr bool ok = Safe<V>::rank == 1;
+  using View = V;
+  using type = typename Safe<V>::value;
+  static const V& view(const V& v) { return v; }
+  static ViewValues<V> reader(const V& v) { return {v}; }
+};
+template <class V, class F>
+struct FoldValues<Projected<V, F>, std::enable_if_t<IsView<V>::value>> {
+  static constexpr bool ok =
+      Safe<V>::rank == 1 && std::is_invocable_v<const F&, const typename Safe<V>::value&>;
+  using View = V;
+  template <bool Ok, class = void>
+  struct Of {
+    using type = void;
+  };
+  template <class Dummy>
+  struct Of<true, Dummy> {
+    using type = std::decay_t<std::invoke_result_t<const F&, const typename Safe<V>::value&>>;
+  };
+  using type = typename Of<ok>::type;
+  static const V& view(const Projected<V, F>& p) { return p.view; }
+  static ProjectedValues<V, F> reader(const Projected<V, F>& p) { return {p.view, p.fn}; }
+};
+
+template <class Op, class T, class = void>
+struct FoldOp {
+  static constexpr bool ok = false;
+};
+template <class Op, class T>
+struct FoldOp<Op, T, std::void_t<std::invoke_result_t<const Op&, const T&, const T&>>> {
+  static constexpr bool ok =
+      std::is_convertible_v<std::invoke_result_t<const Op&, const T&, const T&>, T>;
+};
+
+/// Every reduce_by_key form ends here: compile-time checks, run-time checks,
+/// then the fold (fold.hpp).
+template <class Exec, class Keys, class Values, class Init, class Op, class Result>
+void foldEntry(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys,
+               const Values& values, const Init& init, const Op& op, const Result& result) {
+  constexpr const char* fn = "sieve::keys::reduce_by_key";
+  using FV = FoldValues<Values>;
+  using T = typename Safe<Result>::value;
+  static_assert(kIsKeys<Keys>,
+                "sieve::keys::reduce_by_key: 'keys' must be the DenseKeys, SparseKeys or "
+                "ReducedKeys of a call");
+  static_assert(FV::ok,
+                "sieve::keys::reduce_by_key: 'values' must be a rank-1 View (a value per element "
+                "position of the keys' output) or sieve::keys::project(view, fn) with fn callable "
+                "with an element of the view");
+  static_assert(!FV::ok || Safe<typename FV::View>::template accessible<Exec>(),
+                "sieve::keys::reduce_by_key: 'values' is not accessible from the execution space");
+  static_assert(Safe<Result>::rank == 1 && Safe<Result>::writable &&
+                    Safe<Result>::template accessible<Exec>(),
+                "sieve::keys::reduce_by_key: 'result' must be a writable rank-1 View (one value "
+                "per key id) accessible from the execution space");
+  static_assert(std::is_convertible_v<Init, T>,
+                "sieve::keys::reduce_by_key: 'init' must convert to the result's value type");
+  static_assert(!FV::ok || std::is_convertible_v<typename FV::type, T>,
+                "sieve::keys::reduce_by_key: a value must convert to the result's value type");
+  static_assert(FoldOp<Op, T>::ok,
+                "sieve::keys::reduce_by_key: 'op' must be callable as op(T, T) on the execution "
+                "space, returning a T (T: the result's value type), e.g. sieve::Sum{}");
+  if constexpr (kIsKeys<Keys> && FV::ok && Safe<Result>::rank == 1 && Safe<Result>::writable &&
+                std::is_convertible_v<Init, T> && FoldOp<Op, T>::ok) {
+    if constexpr (std::is_convertible_v<typename FV::type, T> &&
+                  Safe<typename FV::View>::template accessible<Exec>() &&
+                  Safe<Result>::template accessible<Exec>()) {
+      keys.check(fn);
+      sieve::Impl::checkKernelsAllowed<Exec>(fn);
+      const auto& v = FV::view(values);
+      const i64 N = keys.num_elements(), K = keys.num_keys();
+      if (sieve::Impl::extent64(v) < N)
+        sieve::Impl::fail(fn, "values.extent(0) = " + std::to_string(sieve::Impl::extent64(v)) +
+                                  " is smaller than the keys' " + std::to_string(N) +
+                                  " elements; nothing was written");
+      if (sieve::Impl::extent64(result) < K)
+        sieve::Impl::fail(
+            fn, "result.extent(0) = " + std::to_string(sieve::Impl::extent64(result)) +
+                    " is smaller than the " + std::to_string(K) + " key ids; nothing was written");
+      const std::vector<sieve::Impl::ArrayBytes> arrays{
+          sieve::Impl::arrayBytes("values", v.data(),
+                                  static_cast<i64>(sieve::Impl::coveredBytes(v)), 1),
+          sieve::Impl::arrayBytes("keys.offsets()", keys.offsets().data(),
+                                  static_cast<i64>(sieve::Impl::coveredBytes(keys.offsets())), 1),
+          sieve::Impl::arrayBytes("result", result.data(),
+                                  static_cast<i64>(sieve::Impl::coveredBytes(result)), 1)};
+      sieve::Impl::checkApart(fn, arrays, 2, true,
+                              "result must not share a byte with the values or the offsets");
+      const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
+      foldByKey(names, exec, keys.offsets(), K, N, FV::reader(values), static_cast<T>(init), op,
+                result);
+    }
   }
 }
 
@@ -274,6 +532,127 @@ std::enable_if_t<!sieve::Impl::kIsExec<Input> && (sizeof...(Rest) == 1 || sizeof
 scatter_dense(const std::string& label, const Input& input, const Rest&... rest) {
   return Impl::denseEntry(sieve::Impl::Names(label, "sieve::keys::scatter_dense"),
                           Impl::OutputExec<Rest...>{}, input, rest...);
+}
+
+// ---------------------------------------------------------------------------
+// sort_permutation
+
+/// The stable order of the indices 0 .. n - 1 by the integer key key_fn(i),
+/// with the offsets of every key (what Kokkos::BinSort's permute vector and
+/// bin offsets give): `sort_permutation([label,] exec, n, key_fn[, min_key,
+/// max_key], perm)`. key_fn: callable as key_fn(std::int64_t i) on the
+/// execution space (e.g. a KOKKOS_LAMBDA computing a cell from positions),
+/// returning an integer key; called twice per index, so it must answer the
+/// same both times. perm: a rank-1 View of std::int64_t or std::int32_t of
+/// at least n entries; perm(j) = the index i of the j-th element in key
+/// order (gather convention: plane_sorted(j) = plane(perm(j))), equal keys in
+/// index order. Returns the DenseKeys of [min_key, max_key] (without a
+/// range: the keys' own min and max, one extra pass): key id k = key min_key
+/// + k, its indices at [offset(k), offset(k + 1)) of perm. The same bytes on
+/// every backend and thread count. O(n + keys * chunks) work, O(keys *
+/// chunks) scratch. Blocks (reads back the histogram check; fences `exec`).
+/// Throws std::invalid_argument, with nothing written to perm, for n < 0, a
+/// perm shorter than n or of int32 with n - 1 > INT32_MAX, min_key > max_key,
+/// a min_key or max_key that is not a value of the key type, a range of more
+/// than 2^31 - 2 keys, or a key outside the range.
+///
+/// The asynchronous form `sort_permutation([label,] exec, n, key_fn, perm,
+/// workspace)` takes a DenseWorkspace<Key, ExecSpace> made for a capacity
+/// (its elements()) and any n up to it; n may also be a rank-0 View of
+/// std::int64_t holding the count on the device (e.g. findall's count), read
+/// by the kernels (perm must then hold the capacity). It allocates nothing,
+/// fences nothing and reads nothing back (capture-safe as far as Kokkos'
+/// kernel launches are). A key outside the range, or a device count outside
+/// [0, capacity], cannot throw there: nothing is written to perm, every key
+/// is empty, and workspace.check(exec), keys.offset(k), reduce and group
+/// throw. The returned keys share the workspace's offsets (the next call on it
+/// overwrites them); num_elements() is n (with a device count: the capacity;
+/// offset(num_keys()) is the count). Throws std::invalid_argument (nothing
+/// enqueued) for an empty workspace, n above its capacity or a short perm.
+template <class ExecSpace, class N, class KeyFn, class... Rest>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Impl::PermResult<ExecSpace, KeyFn>>
+sort_permutation(const ExecSpace& exec, const N& n, const KeyFn& key_fn, const Rest&... rest) {
+  return Impl::permEntry(sieve::Impl::Names("", "sieve::keys::sort_permutation"), exec, n, key_fn,
+                         rest...);
+}
+
+/// sort_permutation with a label naming its profiling region and prefixing
+/// its kernel and allocation labels ("<label>: sieve::keys::sort_permutation").
+template <class ExecSpace, class N, class KeyFn, class... Rest>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Impl::PermResult<ExecSpace, KeyFn>>
+sort_permutation(const std::string& label, const ExecSpace& exec, const N& n, const KeyFn& key_fn,
+                 const Rest&... rest) {
+  return Impl::permEntry(sieve::Impl::Names(label, "sieve::keys::sort_permutation"), exec, n,
+                         key_fn, rest...);
+}
+
+/// sort_permutation on a default instance of perm's execution space
+/// (fenced): `sort_permutation(n, key_fn[, min_key, max_key], perm)`.
+/// Blocking. Throws as the instance form.
+template <class N, class KeyFn, class... Rest>
+std::enable_if_t<!sieve::Impl::kIsExec<N> && !Impl::kLabel<N> &&
+                     (sizeof...(Rest) == 1 || sizeof...(Rest) == 3),
+                 Impl::PermResult<Impl::OutputExec<Rest...>, KeyFn>>
+sort_permutation(const N& n, const KeyFn& key_fn, const Rest&... rest) {
+  const Impl::OutputExec<Rest...> exec{};
+  auto keys = Impl::permEntry(sieve::Impl::Names("", "sieve::keys::sort_permutation"), exec, n,
+                              key_fn, rest...);
+  sieve::Impl::fence(exec, "keys::sort_permutation: the call without an instance");
+  return keys;
+}
+
+// ---------------------------------------------------------------------------
+// reduce_by_key
+
+/// Per-key reduction (a segmented reduce): `reduce_by_key([label,] exec,
+/// keys, values, init, op, result)` sets result(k), for every key id k of
+/// `keys` (DenseKeys, SparseKeys or ReducedKeys), to the fold by `op` of init
+/// and the values of key k's elements (init for an empty key). values: a
+/// rank-1 View with a value per element position of the keys' output (at
+/// least num_elements()), or sieve::keys::project(output, fn) (value =
+/// fn(output(p)), e.g. a particle's weight). op: an associative functor
+/// callable as op(T, T) -> T on the execution space (sieve::Sum{}, Min{},
+/// Max{} or a user's); T is the result's value type (values and init are
+/// converted to T). The fold order is fixed, whatever the backend or thread
+/// count: the positions are cut at the multiples of 2048, each piece of a key
+/// is folded left to right from its first value, and result(k) = init op
+/// piece_0 op piece_1 ... — so floating-point sums are the same bytes on every
+/// backend. O(elements + keys) work, O(elements / 2048) scratch. Blocks
+/// (fences `exec` before freeing its scratch). Throws std::invalid_argument
+/// (nothing written) for values shorter than num_elements(), a result shorter
+/// than num_keys(), a result sharing a byte with the values or the keys'
+/// offsets, or keys whose asynchronous scatter rejected its input.
+/// (keys::reduce, by contrast, is a per-key survivor filter.)
+template <class ExecSpace, class Keys, class Values, class Init, class Op, class Result>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>> reduce_by_key(const ExecSpace& exec,
+                                                                const Keys& keys,
+                                                                const Values& values,
+                                                                const Init& init, const Op& op,
+                                                                const Result& result) {
+  Impl::foldEntry(sieve::Impl::Names("", "sieve::keys::reduce_by_key"), exec, keys, values, init,
+                  op, result);
+}
+
+/// reduce_by_key with a label naming its profiling region and prefixing its
+/// kernel and allocation labels ("<label>: sieve::keys::reduce_by_key").
+template <class ExecSpace, class Keys, class Values, class Init, class Op, class Result>
+std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>> reduce_by_key(
+    const std::string& label, const ExecSpace& exec, const Keys& keys, const Values& values,
+    const Init& init, const Op& op, const Result& result) {
+  Impl::foldEntry(sieve::Impl::Names(label, "sieve::keys::reduce_by_key"), exec, keys, values, init,
+                  op, result);
+}
+
+/// reduce_by_key on a default instance of the keys' execution space
+/// (fenced). Blocking. Throws as the instance form.
+template <class Keys, class Values, class Init, class Op, class Result>
+std::enable_if_t<Impl::kIsKeys<Keys>> reduce_by_key(const Keys& keys, const Values& values,
+                                                    const Init& init, const Op& op,
+                                                    const Result& result) {
+  const typename Keys::execution_space exec{};
+  Impl::foldEntry(sieve::Impl::Names("", "sieve::keys::reduce_by_key"), exec, keys, values, init,
+                  op, result);
+  sieve::Impl::fence(exec, "keys::reduce_by_key: the call without an instance");
 }
 
 // ---------------------------------------------------------------------------
@@ -413,8 +792,9 @@ std::enable_if_t<Impl::kIsKeys<Keys>> for_each_key_range(const Keys& keys, const
 // ---------------------------------------------------------------------------
 // reduce
 
-/// Keep the survivors of every key at the front of its elements in `output`:
-/// `reduce([label,] exec, keys, output, functor)`, where `functor` is called
+/// A per-key filter (for per-key sums, minima and the like see
+/// reduce_by_key): keep the survivors of every key at the front of its
+/// elements in `output`: `reduce([label,] exec, keys, output, functor)`, where `functor` is called
 /// as in for_each_key_range with one extra argument `counts` (a View of
 /// int64, num_keys() + 1 words, zeroed), and writes the survivors of key id
 /// k to counts(k); or SortUnique{} (one of every run of equal elements of a

@@ -7,6 +7,7 @@
 //   trigger]) Global mpi::compact([label,] exec, comm, population, mask[, polarity])
 //   FindallResult<View> mpi::findall([label,] exec, comm, mask)
 //   FindallResult<View> mpi::findall([label,] exec, comm, pred, view)
+//   FindallResult<View> mpi::findall([label,] exec, comm, n, pred(i))
 //   Global mpi::rebalance([label,] exec, comm[, workspace], mask[, polarity], planes...)
 //   Global mpi::rebalance([label,] exec, comm[, workspace], population, planes)
 //
@@ -152,6 +153,7 @@ struct AddOffset {
 template <class First, class... Args>
 std::int64_t elementsOf(const First& first, const Args&... args) {
   if constexpr (Kokkos::is_view<First>::value) return static_cast<std::int64_t>(first.size());
+  else if constexpr (sieve::Impl::kFindallCount<First>) return static_cast<std::int64_t>(first);
   else return static_cast<std::int64_t>(sieve::Impl::nth<0>(args...).size());
 }
 
@@ -200,7 +202,9 @@ inline constexpr bool kGrowable = !V::traits::memory_traits::is_unmanaged &&
                                   !std::is_same_v<typename V::array_layout, Kokkos::LayoutStride>;
 
 /// The run-time checks of one plane; lowers `capacity` to the plane's extent
-/// when it cannot grow.
+/// when it cannot grow. A rank-1 plane must be contiguous; a rank-2 plane
+/// (extent(0) the samples, its rows moving whole) may have any strides, and
+/// is measured by its address range.
 template <class V>
 void checkPlane(const char* fn, std::int64_t n, std::size_t j, const V& v,
                 std::vector<sieve::Impl::ArrayBytes>& arrays, std::int64_t& capacity) {
@@ -210,13 +214,46 @@ void checkPlane(const char* fn, std::int64_t n, std::size_t j, const V& v,
     sieve::Impl::fail(fn, name + " has extent " + std::to_string(e) +
                               "; every plane must hold the mask's n = " + std::to_string(n) +
                               " samples");
-  if (!sieve::Impl::contiguous(v)) sieve::Impl::fail(fn, name + " must be contiguous (stride 1)");
+  if (V::rank == 1 && !sieve::Impl::contiguous(v))
+    sieve::Impl::fail(fn, name + " must be contiguous (stride 1)");
   constexpr std::size_t b = sizeof(sieve::Impl::ValueOf<V>);
-  if (e > 0) sieve::Impl::checkPtr(fn, v.data(), name.c_str(), b);
+  if (v.size() > 0) sieve::Impl::checkPtr(fn, v.data(), name.c_str(), b);
   bool growable = false;
   if constexpr (kGrowable<V>) growable = v.use_count() > 0;
   if (!growable) capacity = std::min(capacity, e);
-  arrays.push_back(sieve::Impl::arrayBytes(name, v.data(), e, b));
+  if constexpr (V::rank == 1) arrays.push_back(sieve::Impl::arrayBytes(name, v.data(), e, b));
+  else
+    arrays.push_back(sieve::Impl::ArrayBytes{name, reinterpret_cast<std::uintptr_t>(v.data()),
+                                             sieve::Impl::coveredBytes(v), 1, 1});
+}
+
+/// Elements per sample of a plane: 1, or a rank-2 plane's extent(1).
+template <class V>
+std::uint32_t colsOf(const V& v) {
+  if constexpr (V::rank == 1) return 1u;
+  else return static_cast<std::uint32_t>(v.extent(1));
+}
+
+/// A plane as the pack and unpack kernels move it.
+template <class V>
+PlaneBytes planeBytes(const V& v, std::int64_t before, std::uint32_t elem) {
+  PlaneBytes b{reinterpret_cast<unsigned char*>(v.data()), before, elem};
+  b.sample = static_cast<std::int64_t>(v.stride(0)) * elem;
+  if constexpr (V::rank == 2) {
+    b.cols = colsOf(v);
+    b.col = static_cast<std::int64_t>(v.stride(1)) * elem;
+  }
+  return b;
+}
+
+/// A new allocation of plane `v`'s type for `n` samples (a rank-2 plane
+/// keeps its row length).
+template <class V>
+V grownPlane(const V& v, std::int64_t n) {
+  const auto alloc = Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label());
+  if constexpr (V::rank == 2 && V::rank_dynamic == 2)
+    return V(alloc, static_cast<std::size_t>(n), v.extent(1));
+  else return V(alloc, static_cast<std::size_t>(n));
 }
 
 template <class Tuple, class F, std::size_t... J>
@@ -237,10 +274,19 @@ struct FillDead {
 inline sieve::Impl::ExchangePlan rebalanceAgree(const char* fn, MPI_Comm comm, const Attempt& mine,
                                                 std::int64_t kept, std::int64_t capacity,
                                                 const std::vector<std::uint32_t>& elem,
+                                                const std::vector<std::uint32_t>& cols,
                                                 const sieve::Impl::RecordLayout& layout,
                                                 bool fixed) {
   const int p = commSize(comm), rank = commRank(comm);
-  const std::uint64_t signature = sieve::Impl::planeSignature(elem);
+  // The plane set's digest: element sizes, and the row length of every
+  // rank-2 plane (0 marks a rank-1 plane: a View<double* [1]> is not a
+  // View<double*>).
+  std::vector<std::uint32_t> shape;
+  for (std::size_t j = 0; j < elem.size(); ++j) {
+    shape.push_back(elem[j]);
+    shape.push_back(cols[j]);
+  }
+  const std::uint64_t signature = sieve::Impl::planeSignature(shape);
   const std::array<std::int64_t, 4> record{mine.failed() ? 1 : 0, kept,
                                            static_cast<std::int64_t>(signature), capacity};
   std::vector<std::int64_t> all(4 * static_cast<std::size_t>(p));
@@ -253,10 +299,12 @@ inline sieve::Impl::ExchangePlan rebalanceAgree(const char* fn, MPI_Comm comm, c
     counts[q] = all[4 * q + 1];
     if (all[4 * q + 2] != all[2]) {
       std::string sizes;
-      for (const std::uint32_t e : elem) sizes += (sizes.empty() ? "" : ", ") + std::to_string(e);
+      for (std::size_t j = 0; j < elem.size(); ++j)
+        sizes += (sizes.empty() ? "" : ", ") + std::to_string(elem[j]) +
+                 (cols[j] != 0 ? " x " + std::to_string(cols[j]) : std::string());
       sieve::Impl::fail(fn, "the ranks pass different plane sets: rank " + std::to_string(q) +
-                                "'s planes (their number and element sizes, in order) differ "
-                                "from rank 0's; this rank's are {" +
+                                "'s planes (their number, element sizes and row lengths, in "
+                                "order) differ from rank 0's; this rank's are {" +
                                 sizes + "} bytes. Every rank must pass the same planes");
     }
   }
@@ -298,7 +346,11 @@ Global rebalanceRun(const char* fn, Call call, const std::string& label, const E
   const int p = commSize(comm), rank = commRank(comm);
   const std::vector<std::uint32_t> elem{
       static_cast<std::uint32_t>(sizeof(sieve::Impl::ValueOf<Planes>))...};
-  const sieve::Impl::RecordLayout layout = sieve::Impl::recordLayout(elem);
+  // Elements per sample (a rank-2 plane's row), and the same with 0 for the
+  // rank-1 planes for the plane-set digest.
+  const std::vector<std::uint32_t> cols{colsOf(planes)...};
+  const std::vector<std::uint32_t> shape{(Planes::rank == 1 ? 0u : colsOf(planes))...};
+  const sieve::Impl::RecordLayout layout = sieve::Impl::recordLayout(elem, cols);
   auto refs = std::tie(planes...);
   constexpr auto seq = std::index_sequence_for<Planes...>{};
 
@@ -319,7 +371,7 @@ Global rebalanceRun(const char* fn, Call call, const std::string& label, const E
 
   // 2. Agree on failures, plane sets and room; every rank the same plan.
   const sieve::Impl::ExchangePlan plan =
-      rebalanceAgree(fn, comm, mine, kept, capacity, elem, layout, fixed);
+      rebalanceAgree(fn, comm, mine, kept, capacity, elem, shape, layout, fixed);
 
   // 3. Allocate and pack; agree again before the exchange (an allocation may
   //    fail on one rank only). The planes are still untouched.
@@ -342,15 +394,13 @@ Global rebalanceRun(const char* fn, Call call, const std::string& label, const E
           auto& g = std::get<J>(grown);
           if constexpr (kGrowable<V>) {
             if (!fixed && static_cast<std::int64_t>(v.extent(0)) < plan.received)
-              g = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()),
-                    static_cast<std::size_t>(plan.received));
+              g = grownPlane(v, plan.received);
           }
           const auto before = static_cast<std::int64_t>(layout.before[J]);
-          from[J] = PlaneBytes{reinterpret_cast<unsigned char*>(v.data()), before, elem[J]};
-          to[J] = PlaneBytes{
-              reinterpret_cast<unsigned char*>(g.data() != nullptr ? g.data() : v.data()), before,
-              elem[J]};
-          if (elem[J] == 1 && mask != nullptr && static_cast<const void*>(v.data()) == mask) {
+          from[J] = planeBytes(v, before, elem[J]);
+          to[J] = g.data() != nullptr ? planeBytes(g, before, elem[J]) : from[J];
+          if (V::rank == 1 && elem[J] == 1 && mask != nullptr &&
+              static_cast<const void*>(v.data()) == mask) {
             maskPlane = static_cast<int>(J);
             maskExtent = g.data() != nullptr ? static_cast<std::int64_t>(g.extent(0))
                                              : static_cast<std::int64_t>(v.extent(0));
@@ -422,9 +472,9 @@ Global rebalanceFree(const std::string& label, const Exec& exec, MPI_Comm comm,
   constexpr int bad = sieve::Impl::firstBadPlane<Exec, std::remove_const_t<Planes>...>();
   static_assert(bad < 0,
                 "sieve::mpi::rebalance: every plane must be a writable rank-1 View of "
-                "trivially-copyable 1, 2, 4, 8 or 16-byte elements, accessible from the "
-                "execution space (on Kokkos < 4.4 a View of Kokkos::Array must be "
-                "LayoutRight)");
+                "trivially-copyable 1, 2, 4, 8 or 16-byte elements, or a rank-2 View of them "
+                "(extent(0) the samples, one row each), accessible from the execution space "
+                "(on Kokkos < 4.4 a View of Kokkos::Array must be rank 1 and LayoutRight)");
   const Names wsNames(ws.label, fn);
   auto local = [&](std::int64_t& kept, const void*& bytes, MaskPolarity& meaning) {
     bytes = mask.data();
@@ -486,8 +536,9 @@ struct PopulationAccess {
     using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
     static_assert(sieve::Impl::firstBadPlane<Exec, Views...>() < 0,
                   "sieve::mpi::rebalance: every plane of a Population must be a writable rank-1 "
-                  "View of trivially-copyable 1, 2, 4, 8 or 16-byte elements, accessible from "
-                  "the execution space");
+                  "View of trivially-copyable 1, 2, 4, 8 or 16-byte elements, or a rank-2 View "
+                  "of them (extent(0) the samples, one row each), accessible from the "
+                  "execution space");
     Planes<Views...> planes = given; // handles: the same planes (a Population's never grow)
     const Names wsNames(ws.label, fn);
     const Names names(label, fn);
@@ -510,7 +561,8 @@ struct PopulationAccess {
           [&](const auto& v) {
             if (static_cast<std::int64_t>(v.extent(0)) != s.n)
               extents = "a plane has extent " + std::to_string(v.extent(0));
-            if (sizeof(sieve::Impl::ValueOf<std::decay_t<decltype(v)>>) == 1 &&
+            using V = std::decay_t<decltype(v)>;
+            if (V::rank == 1 && sizeof(sieve::Impl::ValueOf<V>) == 1 &&
                 static_cast<const void*>(v.data()) == static_cast<const void*>(s.mask.data()))
               hasMask = true;
           }(std::get<J>(planes.views)),
@@ -627,15 +679,18 @@ compact(const std::string& label, const ExecSpace& exec, MPI_Comm comm, const Ma
 }
 
 /// The global linear indices of this rank's selected elements: the local
-/// sieve::findall with sieve::linear_indices (mask form, or predicate form
-/// `findall(exec, comm, pred, view[, options...])`), plus the number of
-/// elements on the lower ranks. Element e of this rank is global element
+/// sieve::findall with sieve::linear_indices (mask form, predicate form
+/// `findall(exec, comm, pred, view[, options...])`, or index form
+/// `findall(exec, comm, n, pred(i)[, options...])`, i in [0, n) local), plus
+/// the number of elements on the lower ranks. Element e of this rank is global element
 /// element_offset + e; `selected` places the selected ones in the global
 /// order the same way mpi::compact places survivors.
 ///
 /// Collective and blocking (the local findall fences once to size its result;
 /// then one round of three non-blocking collectives of a few int64, and one
-/// kernel adding the offset). Returns a new rank-1 View of int64. Throws what
+/// kernel adding the offset). Returns a new rank-1 View of int64 (with a
+/// sieve::FindallWorkspace, a View into the result buffer it keeps, valid
+/// until its next findall). Throws what
 /// sieve::findall throws, on every rank, as mpi::compact does.
 template <class ExecSpace, class First, class... Args>
 std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Impl::FindallReturn<ExecSpace, First, Args...>>
@@ -665,11 +720,15 @@ findall(const std::string& label, const ExecSpace& exec, MPI_Comm comm, const Fi
 /// `mask`: rank-1 View of std::uint8_t (non-zero keeps, or drops with
 /// MaskPolarity::drop), n samples. `planes`: one or more non-const rank-1
 /// View variables of trivially-copyable 1, 2, 4, 8 or 16-byte elements,
-/// contiguous, each holding the n samples from index 0, the same number and
-/// element sizes in the same order on every rank; moved bit for bit. The mask
-/// may be one of them. A plane shorter than the new local count is given a
-/// new allocation with its label (as Kokkos::realloc does: other handles to
-/// the old one keep the old samples); a longer one keeps its extent: when it
+/// contiguous, or rank-2 View variables of such elements (View<double* [3]>,
+/// View<int**>: LayoutRight, LayoutLeft or LayoutStride) whose rows move
+/// whole (extent(1) elements a sample, packed together in the exchange), each
+/// holding the n samples from index 0 (extent(0)), the same number, element
+/// sizes and row lengths in the same order on every rank; moved bit for bit.
+/// The mask may be one of them. A plane shorter than the new local count is
+/// given a new allocation with its label and row length (as Kokkos::realloc
+/// does: other handles to the old one keep the old samples; a LayoutStride
+/// plane cannot grow); a longer one keeps its extent: when it
 /// is the mask, its slots from `local` on read dead (the next compaction
 /// counts exactly the samples this rank holds); another plane's keep their
 /// old bytes.

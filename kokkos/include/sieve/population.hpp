@@ -41,7 +41,9 @@ struct Planes {
 };
 
 /// The plane set of `views` (rank-1 Views of 1, 2, 4, 8 or 16-byte elements,
-/// the mask among them). O(1); checked when used.
+/// or rank-2 Views of them whose extent(0) is the samples, e.g. View<double*
+/// [3]> positions, each row moving with its sample; the mask among them).
+/// O(1); checked when used.
 template <class... Views>
 Planes<Views...> planes(const Views&... views) {
   static_assert(sizeof...(Views) > 0, "sieve::planes: give at least one plane (the mask)");
@@ -53,7 +55,9 @@ struct PopulationOptions {
   /// The trigger's locality threshold, in (0, 1).
   float theta = 0.5f;
   /// The widest plane element the scratch is sized for at birth (1, 2, 4, 8
-  /// or 16 bytes); a plane set with wider elements grows it once. 0: no
+  /// or 16 bytes; a rank-2 plane whose contiguous rows move whole counts its
+  /// row, e.g. 16 for View<double* [2]>); a plane set with wider elements
+  /// grows it once. 0: no
   /// scratch at birth (a population used only through a sieve::Graph, whose
   /// arena gives the scratch; a direct call then allocates it once).
   std::uint32_t max_elem_bytes = 8;
@@ -229,10 +233,11 @@ class Population {
     static_assert(planesOk<Views...>(),
                   "sieve::Population::reorder: every plane of the plane set (sieve::planes) must "
                   "be a writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte "
-                  "elements, accessible from the execution space");
+                  "elements, or a rank-2 View of them (extent(0) the samples, one row each), "
+                  "accessible from the execution space");
     if constexpr (planesOk<Views...>()) {
       State& s = state("reorder");
-      growScratch(widest<Views...>());
+      growScratch(widest(planes));
       reorderWith(s, exec, s.scratch, planes);
     }
   }
@@ -248,10 +253,11 @@ class Population {
     static_assert(planesOk<Views...>(),
                   "sieve::Population::restore: every plane of the plane set (sieve::planes) must "
                   "be a writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte "
-                  "elements, accessible from the execution space");
+                  "elements, or a rank-2 View of them (extent(0) the samples, one row each), "
+                  "accessible from the execution space");
     if constexpr (planesOk<Views...>()) {
       State& s = state("restore");
-      growScratch(widest<Views...>());
+      growScratch(widest(planes));
       restoreWith(s, exec, s.scratch, planes);
     }
   }
@@ -577,13 +583,14 @@ class Population {
     return *s_;
   }
 
+  /// The widest word the planes move (an element, or the contiguous row of
+  /// a rank-2 plane that moves whole: at most 16 bytes): what the reorder
+  /// scratch is sized by. O(planes), no allocation.
   template <class... Views>
-  static constexpr std::uint32_t widest() {
+  static std::uint32_t widest(const Planes<Views...>& planes) {
     std::uint32_t w = 1;
-    ((w = sizeof(typename Views::non_const_value_type) > w
-              ? static_cast<std::uint32_t>(sizeof(typename Views::non_const_value_type))
-              : w),
-     ...);
+    std::apply([&](const auto&... v) { ((w = std::max(w, Impl::widestWord(v))), ...); },
+               planes.views);
     return w;
   }
 

@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace sieve {
@@ -30,63 +32,205 @@ inline std::size_t reorder_scratch_bytes(std::int64_t n, std::uint32_t max_elem_
 
 namespace Impl {
 
-template <class T>
-struct IsKokkosArray : std::false_type {};
+/// A short list of T: the first N entries inline, more on the heap (only a
+/// rank-2 plane of many columns gets there: a call of rank-1 planes never
+/// allocates).
 template <class T, std::size_t N>
-struct IsKokkosArray<Kokkos::Array<T, N>> : std::true_type {};
+class SmallList {
+ public:
+  void push_back(const T& v) {
+    if (heap_.empty() && size_ < N) {
+      inline_[size_++] = v;
+      return;
+    }
+    if (heap_.empty()) heap_.assign(inline_.begin(), inline_.begin() + size_);
+    heap_.push_back(v);
+    ++size_;
+  }
+  std::size_t size() const { return size_; }
+  T* data() { return heap_.empty() ? inline_.data() : heap_.data(); }
+  const T* data() const { return heap_.empty() ? inline_.data() : heap_.data(); }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+  const T& operator[](std::size_t i) const { return data()[i]; }
 
-/// What reorder and restore check of their planes at run time: the element
-/// descriptors (for the native faces), the memory each plane covers, equal
-/// extents.
+ private:
+  std::array<T, N> inline_{};
+  std::vector<T> heap_;
+  std::size_t size_ = 0;
+};
+
+/// One "word plane" as the faces move it: n words of `elem` bytes, one every
+/// `stride` bytes from `data`, covering `bytes` bytes; `column` is the
+/// column of the rank-2 plane it is (-1: the whole plane or its whole rows).
+struct WordPlane {
+  void* data;
+  std::uint32_t elem;
+  std::size_t stride, bytes;
+  std::int64_t column;
+};
+
+/// The word planes of one plane, in order, to `f(WordPlane)`. A rank-1 plane
+/// is one (its elements). A rank-2 plane (extent(0) = the samples) whose rows
+/// are contiguous (LayoutRight, or one column) and of 1, 2, 4, 8 or 16 bytes,
+/// aligned to that, is one (its rows: View<double* [2]>, View<float* [4]>);
+/// any other is one per column, each of the element size (LayoutLeft: every
+/// column contiguous; LayoutRight double[3]: three columns 24 bytes apart,
+/// interleaved; LayoutStride as its strides say). No allocation.
+template <class V, class F>
+void forWordPlanes(const V& v, F&& f) {
+  using T = ValueOf<V>;
+  constexpr std::size_t e = sizeof(T);
+  auto* base =
+      reinterpret_cast<unsigned char*>(const_cast<T*>(reinterpret_cast<const T*>(v.data())));
+  if constexpr (V::rank == 1) {
+    f(WordPlane{base, static_cast<std::uint32_t>(e), strideBytes(v), coveredBytes(v), -1});
+  } else {
+    const std::size_t n = v.extent(0), cols = v.extent(1);
+    if (cols == 0) return;
+    const std::size_t s0 = static_cast<std::size_t>(v.stride(0)) * e;
+    const std::size_t row = cols * e;
+    const auto covered = [&](std::size_t w) { return n == 0 ? 0 : (n - 1) * s0 + w; };
+    const bool rows = (cols == 1 || v.stride(1) == 1) && row <= 16 &&
+                      supportedElem(static_cast<std::uint32_t>(row)) &&
+                      reinterpret_cast<std::uintptr_t>(base) % row == 0 &&
+                      (n <= 1 || s0 % row == 0);
+    if (rows) {
+      f(WordPlane{base, static_cast<std::uint32_t>(row), s0, covered(row), -1});
+    } else {
+      const std::size_t s1 = static_cast<std::size_t>(v.stride(1)) * e;
+      for (std::size_t c = 0; c < cols; ++c)
+        f(WordPlane{base + c * s1, static_cast<std::uint32_t>(e), s0, covered(e),
+                    static_cast<std::int64_t>(c)});
+    }
+  }
+}
+
+/// The widest word a plane moves (the staging element its reorder needs).
+template <class V>
+std::uint32_t widestWord(const V& v) {
+  std::uint32_t w = 1;
+  forWordPlanes(v, [&](const WordPlane& p) { w = p.elem > w ? p.elem : w; });
+  return w;
+}
+
+/// The bytes a plane moves per sample: its element (rank 1), or its row
+/// (rank 2: extent(1) elements). What a trigger records of it.
+template <class V>
+std::size_t rowBytes(const V& v) {
+  if constexpr (V::rank == 1) return sizeof(ValueOf<V>);
+  else return sizeof(ValueOf<V>) * v.extent(1);
+}
+
+/// The word planes a plane type gives at most, when that is known at compile
+/// time (a PlaneSet keeps that many inline; a rank-2 plane of run-time
+/// columns counts 4, and more go to the heap).
+template <class V>
+constexpr std::size_t wordPlanesHint() {
+  if constexpr (Safe<V>::rank != 2) {
+    return 1;
+  } else {
+    constexpr std::size_t c = V::static_extent(1);
+    return c == 0 ? 4 : c > 16 ? 16 : c;
+  }
+}
+
+/// What reorder and restore check of their planes at run time, with the
+/// planes expanded into word planes (forWordPlanes): the element descriptors
+/// (for the native faces), the memory each word plane covers and its stride
+/// (the portable face moves strided ones), equal extents. Entries past the
+/// word planes: perm, inv, map.
 template <class... Planes>
 struct PlaneSet {
-  static constexpr std::size_t count = sizeof...(Planes);
-  std::array<ReorderPlane, count> desc;
-  std::array<std::size_t, count + 3> bytes;  // memory covered: planes, perm, inv, map
-  std::array<std::size_t, count + 3> stride; // bytes between elements
+  static constexpr std::size_t kInline = (wordPlanesHint<Planes>() + ... + 0) + 3;
+  SmallList<ReorderPlane, kInline> desc;
+  SmallList<std::size_t, kInline> bytes;  // memory covered: word planes, perm, inv, map
+  SmallList<std::size_t, kInline> stride; // bytes between elements
+  std::uint32_t count = 0;                // word planes
   bool contiguous = true;
   std::uint32_t maxElem = 1;
 
   template <class Perm, class Inv, class Map>
   PlaneSet(const char* fn, std::int64_t n, const Perm& perm, const Inv& inv, const Map& map,
-           const Planes&... planes)
-      : desc{ReorderPlane{static_cast<void*>(planes.data()),
-                          static_cast<std::uint32_t>(sizeof(ValueOf<Planes>))}...},
-        bytes{coveredBytes(planes)..., coveredBytes(perm), coveredBytes(inv), coveredBytes(map)},
-        stride{strideBytes(planes)..., strideBytes(perm), strideBytes(inv), strideBytes(map)} {
+           const Planes&... planes) {
     std::size_t k = 0;
-    const std::array<std::int64_t, count> extents{extent64(planes)...};
+    const std::array<std::int64_t, sizeof...(Planes)> extents{extent64(planes)...};
     for (const std::int64_t e : extents) {
       if (e != n)
         fail(fn, "plane " + std::to_string(k) + " has extent " + std::to_string(e) +
                      "; every plane must have n = " + std::to_string(n) + " samples");
       ++k;
     }
-    const std::array<bool, count> c{Impl::contiguous(planes)...};
-    for (bool x : c) contiguous = contiguous && x;
-    for (const auto& d : desc) maxElem = d.elemBytes > maxElem ? d.elemBytes : maxElem;
+    constexpr bool anyRank2 = ((Planes::rank == 2) || ... || false);
+    std::vector<std::string> names; // rank-2 calls only: the planes' own names
+    k = 0;
+    (add(planes, k++, anyRank2 ? &names : nullptr), ...);
+    count = static_cast<std::uint32_t>(desc.size());
+    if constexpr (anyRank2) checkNamed(fn, n, names, perm, inv, map);
+    bytes.push_back(coveredBytes(perm));
+    bytes.push_back(coveredBytes(inv));
+    bytes.push_back(coveredBytes(map));
+    stride.push_back(strideBytes(perm));
+    stride.push_back(strideBytes(inv));
+    stride.push_back(strideBytes(map));
+  }
+
+ private:
+  template <class V>
+  void add(const V& v, std::size_t k, std::vector<std::string>* names) {
+    const bool many = v.extent(0) > 1;
+    forWordPlanes(v, [&](const WordPlane& w) {
+      desc.push_back(ReorderPlane{w.data, w.elem});
+      bytes.push_back(w.bytes);
+      stride.push_back(w.stride);
+      contiguous = contiguous && (!many || w.stride == w.elem);
+      maxElem = w.elem > maxElem ? w.elem : maxElem;
+      if (names)
+        names->push_back("plane " + std::to_string(k) +
+                         (w.column >= 0 ? " (column " + std::to_string(w.column) + ")" : ""));
+    });
+  }
+
+  /// With rank-2 planes the word planes are not the caller's planes: check
+  /// alignment and overlaps first by the caller's names (what the core
+  /// checks after this then finds nothing).
+  template <class Perm, class Inv, class Map>
+  void checkNamed(const char* fn, std::int64_t n, const std::vector<std::string>& names,
+                  const Perm& perm, const Inv& inv, const Map& map) const {
+    if (n == 0) return;
+    std::vector<ArrayBytes> arrays;
+    for (std::size_t w = 0; w < desc.size(); ++w) {
+      checkPtr(fn, desc[w].data, names[w].c_str(), desc[w].elemBytes);
+      if (n > 1 && stride[w] < desc[w].elemBytes)
+        fail(fn, names[w] + " has samples " + std::to_string(stride[w]) +
+                     " bytes apart, fewer than the " + std::to_string(desc[w].elemBytes) +
+                     " bytes each moves: its rows overlap (a rank-2 plane's extent(0) must be "
+                     "its samples, stride(0) at least a whole row)");
+      arrays.push_back(ArrayBytes{names[w], reinterpret_cast<std::uintptr_t>(desc[w].data),
+                                  bytes[w], stride[w], desc[w].elemBytes});
+    }
+    const auto add = [&](const char* name, const auto& v) {
+      arrays.push_back(ArrayBytes{name, reinterpret_cast<std::uintptr_t>(v.data()), coveredBytes(v),
+                                  strideBytes(v), sizeof(std::int32_t)});
+    };
+    add("perm", perm);
+    add("inv", inv);
+    if (static_cast<const void*>(map.data()) != static_cast<const void*>(perm.data()))
+      add("index_map", map); // (restore passes perm here: no map)
+    checkApart(fn, arrays, 1, true, "planes must not overlap");
   }
 };
 
-/// Whether P can be a plane of a reorder on Exec: a writable rank-1 View of
-/// trivially-copyable 1/2/4/8/16-byte elements accessible from Exec (on
-/// Kokkos < 4.4 a View of Kokkos::Array must be LayoutRight: only then are the
-/// arrays stored whole, one after the other).
+/// Whether P can be a plane of a reorder on Exec: a plane moved by bytes
+/// (bytePlaneOk: writable, rank 1 or 2, trivially copyable, accessible) of 1,
+/// 2, 4, 8 or 16-byte elements.
 template <class Exec, class P>
 constexpr bool planeOk() {
-  if constexpr (Safe<P>::rank != 1 || std::is_void_v<typename Safe<P>::value>) {
-    return false;
+  if constexpr (bytePlaneOk<Exec, P>()) {
+    constexpr std::size_t b = sizeof(typename Safe<P>::value);
+    return b == 1 || b == 2 || b == 4 || b == 8 || b == 16;
   } else {
-    using T = typename Safe<P>::value;
-    constexpr std::size_t b = sizeof(T);
-    bool ok = Safe<P>::writable && std::is_trivially_copyable_v<T> &&
-              (b == 1 || b == 2 || b == 4 || b == 8 || b == 16) &&
-              Safe<P>::template accessible<Exec>();
-#if KOKKOS_VERSION < 40400
-    ok = ok && (!IsKokkosArray<T>::value ||
-                std::is_same_v<typename P::array_layout, Kokkos::LayoutRight>);
-#endif
-    return ok;
+    return false;
   }
 }
 
@@ -94,9 +238,7 @@ constexpr bool planeOk() {
 template <class Exec, class... Planes>
 constexpr int firstBadPlane() {
   const bool ok[] = {planeOk<Exec, Planes>()..., true};
-  for (int i = 0; i < static_cast<int>(sizeof...(Planes)); ++i)
-    if (!ok[i]) return i;
-  return -1;
+  return firstFalse(ok);
 }
 
 /// firstBadPlane over the elements [From, From + sizeof Is) of a tuple type.
@@ -109,8 +251,10 @@ constexpr int firstBadTail(std::index_sequence<Is...>) {
   static_assert(bad != k, call ": plane " #k                                                \
                                " (counting from 0 after 'scratch') must be a "              \
                                "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or "  \
-                               "16-byte elements, accessible from the execution space (on " \
-                               "Kokkos < 4.4 a View of Kokkos::Array must be LayoutRight)")
+                               "16-byte elements, or a rank-2 View of them (extent(0) the " \
+                               "samples, one row each), accessible from the execution "     \
+                               "space (on Kokkos < 4.4 a View of Kokkos::Array must be "    \
+                               "rank 1 and LayoutRight)")
 #define SIEVE_PLANES_ASSERT(call, bad)                                              \
   SIEVE_PLANE_ASSERT(call, bad, 0);                                                 \
   SIEVE_PLANE_ASSERT(call, bad, 1);                                                 \
@@ -123,7 +267,8 @@ constexpr int firstBadTail(std::index_sequence<Is...>) {
   static_assert(bad < 8, call                                                       \
                 ": a plane after the 8th (counting after 'scratch') must be a "     \
                 "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte " \
-                "elements, accessible from the execution space")
+                "elements, or a rank-2 View of them (extent(0) the samples), "      \
+                "accessible from the execution space")
 
 template <class Exec, class Perm, class Inv>
 void checkPermutation(const char* fn, const Names& names, const Exec& exec, std::int64_t n,
@@ -202,8 +347,7 @@ struct Record {
  private:
   template <class... Planes>
   static std::vector<PlaneRecord::Plane> list(const Planes&... planes) {
-    return {PlaneRecord::Plane{static_cast<const void*>(planes.data()),
-                               sizeof(typename Planes::value_type)}...};
+    return {PlaneRecord::Plane{static_cast<const void*>(planes.data()), rowBytes(planes)}...};
   }
   static std::vector<PlaneRecord::Plane> sorted(std::vector<PlaneRecord::Plane> v) {
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
@@ -232,18 +376,20 @@ void reorderBody(const Names& names, const Exec& exec, const Mask& mask, std::ui
   checkScratch(fn, scratch, n == 0 ? 0 : reorderScratchBytes(n, set.maxElem),
                "reorder_scratch_bytes(n, widest plane)");
   std::uint32_t* firePtr = fire.data(); // an empty View: unconditional
-  checkReorder(fn, set.desc.data(), static_cast<std::uint32_t>(set.count), mask.data(), flags,
-               perm.data(), inv.data(), map.data(), count.data(), span.data(), firePtr,
-               scratch.data(), n, set.bytes.data(), set.stride.data());
+  checkReorder(fn, set.desc.data(), set.count, mask.data(), flags, perm.data(), inv.data(),
+               map.data(), count.data(), span.data(), firePtr, scratch.data(), n, set.bytes.data(),
+               set.stride.data());
   const bool contiguousViews =
       set.contiguous && contiguous(mask) && contiguous(perm) && contiguous(inv) && contiguous(map);
   const CallClaims claims(fn, {perm.data(), map.data(), scratch.data()},
                           {"perm", "index_map", "scratch"});
   const CallRegion region(names, faceFor<Exec, Primitive::Reorder>(contiguousViews));
+  // The faces take the word planes (the native ones ignore the strides:
+  // they run only when every word plane is contiguous).
   dispatch<Exec, Primitive::Reorder>(contiguousViews, [&](auto face) {
     Faces<decltype(face)::value>::reorder(exec, names, mask, flags, perm, inv, map, count.data(),
                                           span.data(), firePtr, scratch.data(), n, set.desc.data(),
-                                          static_cast<std::uint32_t>(set.count), planes...);
+                                          set.count, set.stride.data());
   });
 }
 
@@ -366,15 +512,14 @@ void restoreEntry(const Names& names, const Exec& exec, const Perm& perm, const 
     const PlaneSet<Planes...> set(fn, n, perm, inv, perm, planes...); // (no map: its entry unused)
     checkScratch(fn, scratch, n == 0 ? 0 : reorderScratchBytes(n, set.maxElem),
                  "reorder_scratch_bytes(n, widest plane)");
-    checkRestore(fn, set.desc.data(), static_cast<std::uint32_t>(set.count), perm.data(),
-                 inv.data(), scratch.data(), n, set.bytes.data(), set.stride.data());
+    checkRestore(fn, set.desc.data(), set.count, perm.data(), inv.data(), scratch.data(), n,
+                 set.bytes.data(), set.stride.data());
     const bool contiguousViews = set.contiguous && contiguous(perm) && contiguous(inv);
     const CallClaims claims(fn, {perm.data(), scratch.data()}, {"perm", "scratch"});
     const CallRegion region(names, faceFor<Exec, Primitive::Restore>(contiguousViews));
     dispatch<Exec, Primitive::Restore>(contiguousViews, [&](auto face) {
       Faces<decltype(face)::value>::restore(exec, names, perm, inv, scratch.data(), n,
-                                            set.desc.data(), static_cast<std::uint32_t>(set.count),
-                                            planes...);
+                                            set.desc.data(), set.count, set.stride.data());
     });
   }
 }
@@ -441,16 +586,26 @@ inline constexpr bool kRestoreFirst = IsView<T>::value || IsTrigger<T>::value;
 /// identity over [0, cnt); finally count = span = cnt and fire = 0.
 ///
 /// `planes...` are rank-1 Views of n elements of any trivially-copyable type of
-/// 1, 2, 4, 8 or 16 bytes (double, int, Kokkos::Array<float, 4>, ...), moved
-/// bit for bit, each aligned to its element size; the mask View must be one of
-/// them (it moves with them). `perm` and `inv` start as the identity (they are
+/// 1, 2, 4, 8 or 16 bytes (double, int, Kokkos::Array<float, 4>, ...), or
+/// rank-2 Views of such elements with extent(0) = n (View<double* [3]>
+/// positions, View<int**>; LayoutRight, LayoutLeft or LayoutStride), whose
+/// rows move whole with their sample; all moved bit for bit, each aligned to
+/// its element size; the mask View must be one of them (it moves with them).
+/// A rank-2 plane moves as its rows when they are contiguous and of 1, 2, 4,
+/// 8 or 16 bytes (View<double* [2]>), else as its columns: on Kokkos::OpenMP
+/// and Cuda the native face takes the call when every row and column plane is
+/// contiguous (LayoutLeft columns, such rows), the portable face otherwise
+/// (e.g. the interleaved columns of a LayoutRight View<double* [3]>). The
+/// scratch rule is unchanged: the widest plane is the widest row or element
+/// moved (at most 16 bytes). `perm` and `inv` start as the identity (they are
 /// after a restore) and must not be modified in between. With a trigger (or a
 /// non-empty `fire`) the whole call is a no-op on the device while fire == 0;
 /// an empty `fire` View means unconditional. `scratch`: a View of at least
 /// reorder_scratch_bytes(n, widest plane) bytes; nothing is allocated.
-/// O(n * planes). Blocks on Kokkos::OpenMP; asynchronous elsewhere. Throws
-/// std::invalid_argument for bad extents, a short scratch, overlapping arrays
-/// or a mask not among the planes.
+/// O(n * planes) (a rank-2 plane moved as columns counts one per column).
+/// Blocks on Kokkos::OpenMP; asynchronous elsewhere. Throws
+/// std::invalid_argument for bad extents (a plane whose extent(0) is not n,
+/// named), a short scratch, overlapping arrays or a mask not among the planes.
 template <class ExecSpace, class MaskView, class... Args>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> reorder(const ExecSpace& exec, const MaskView& mask,
                                                    const Args&... args) {

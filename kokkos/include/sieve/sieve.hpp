@@ -15,6 +15,8 @@
 //   sieve::findall (+ FindallWorkspace)       compaction to indices or values, any rank
 //   sieve::keys::scatter_dense / scatter_sparse / reduce / group / compact
 //                                             scatter by key, then per-key work
+//   sieve::keys::permute / unpermute (+ permute_scratch_bytes)
+//                                             apply a permutation to planes in place
 //   sieve::set_debug_checks                   costly validations on (perm / inv)
 //   sieve::reserve                            Kokkos' lazily allocated buffers, at setup
 //
@@ -38,6 +40,7 @@
 #include <sieve/findall.hpp>
 #include <sieve/graph.hpp>
 #include <sieve/keys.hpp>
+#include <sieve/permute.hpp>
 #include <sieve/population.hpp>
 #include <sieve/reorder.hpp>
 #include <sieve/reserve.hpp>

@@ -45,6 +45,9 @@ struct HostKernels {
   /// kSelectChunk. May store up to kSelectSlack bytes past the last item.
   std::int64_t (*selectIndices)(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
                                 std::int64_t* dst);
+  /// selectIndices writing the indices as int32 (every k < 2^31).
+  std::int64_t (*selectIndices32)(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
+                                  std::int32_t* dst);
   /// The same with values[k] (elements of elemBytes = 1, 2, 4 or 8 bytes).
   std::int64_t (*selectValues)(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
                                const void* values, std::uint32_t elemBytes, void* dst);

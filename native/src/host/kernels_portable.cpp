@@ -137,6 +137,26 @@ std::int64_t selectIndicesPortable(const std::uint8_t* mask, std::int64_t i, std
                                        [](std::int64_t k) { return k; });
 }
 
+std::int64_t selectIndices32Portable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
+                                     std::int32_t* dst) {
+  auto* d = reinterpret_cast<unsigned char*>(dst);
+  std::int64_t f = 0, j = 0;
+  for (; j + 16 <= len; j += 16) {
+    const std::uint32_t bits = nonzeroBits16(mask + i + j);
+    if (bits == 0u) continue;
+    const auto base = static_cast<std::int32_t>(i + j);
+    for (int h = 0; h < 2; ++h) {
+      const std::uint32_t m = (bits >> (8 * h)) & 0xFFu;
+      std::int32_t row[8];
+      for (int k = 0; k < 8; ++k) row[k] = base + 8 * h + kBitLut.pos[m][k];
+      std::memcpy(d + 4 * f, row, sizeof row);
+      f += kBitLut.pop[m];
+    }
+  }
+  return f + selectExact<std::int32_t>(mask, i + j, len - j, d + 4 * f,
+                                       [](std::int64_t k) { return static_cast<std::int32_t>(k); });
+}
+
 std::int64_t selectValuesPortable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
                                   const void* values, std::uint32_t elemBytes, void* dst) {
   std::int64_t f = 0;
@@ -165,8 +185,9 @@ std::int64_t selectValuesPortable(const std::uint8_t* mask, std::int64_t i, std:
 } // namespace
 
 const HostKernels& hostKernelsPortable() {
-  static const HostKernels k{countPortable,   writePortable,         scanSum32Portable,
-                             scatterPortable, selectIndicesPortable, selectValuesPortable};
+  static const HostKernels k{countPortable,       writePortable,         scanSum32Portable,
+                             scatterPortable,     selectIndicesPortable, selectIndices32Portable,
+                             selectValuesPortable};
   return k;
 }
 

@@ -325,6 +325,28 @@ SIEVE_TARGET_AVX512 std::int64_t selectIndicesAvx512(const std::uint8_t* mask, s
   return f;
 }
 
+SIEVE_TARGET_AVX512 std::int64_t selectIndices32Avx512(const std::uint8_t* mask, std::int64_t i,
+                                                       std::int64_t len, std::int32_t* dst) {
+  const __m512i iota = _mm512_load_si512(kIota);
+  alignas(64) std::uint8_t offs[64];
+  std::int64_t f = 0;
+  for (std::int64_t j = 0; j < len; j += 64) {
+    const std::int64_t m = len - j < 64 ? len - j : 64;
+    const std::uint64_t bits = nonzero64Avx512(mask + i + j, m);
+    if (bits == 0u) continue;
+    const auto cnt = static_cast<std::int64_t>(_mm_popcnt_u64(bits));
+    // As selectIndicesAvx512, widened 16 at a time to int32.
+    _mm512_store_si512(offs, _mm512_maskz_compress_epi8(static_cast<__mmask64>(bits), iota));
+    const __m512i base = _mm512_set1_epi32(static_cast<int>(i + j));
+    for (std::int64_t g = 0; g < cnt; g += 16)
+      _mm512_storeu_si512(dst + f + g,
+                          _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm_load_si128(
+                                                     reinterpret_cast<const __m128i*>(offs + g)))));
+    f += cnt;
+  }
+  return f;
+}
+
 /// The selected lanes of v (lane width W bytes) packed to the front.
 template <int W>
 SIEVE_TARGET_AVX512 inline __m512i compressKept(__m512i v, std::uint64_t k) {
@@ -382,13 +404,15 @@ const HostKernels& hostKernelsAvx2() {
                              scanSum32Avx2,
                              hostKernelsPortable().scatter,
                              hostKernelsPortable().selectIndices,
+                             hostKernelsPortable().selectIndices32,
                              hostKernelsPortable().selectValues};
   return k;
 }
 
 const HostKernels& hostKernelsAvx512() {
-  static const HostKernels k{countAvx512,   writeAvx512,         scanSum32Avx512,
-                             scatterAvx512, selectIndicesAvx512, selectValuesAvx512};
+  static const HostKernels k{countAvx512,       writeAvx512,         scanSum32Avx512,
+                             scatterAvx512,     selectIndicesAvx512, selectIndices32Avx512,
+                             selectValuesAvx512};
   return k;
 }
 

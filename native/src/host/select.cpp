@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sieve — selectIndicesHost / selectValuesHost: a select kernel (kernels_*.cpp)
-// fills a small buffer in L1 chunk by chunk, and whole cache lines of it go
-// to the output, with non-temporal stores when asked (an output far larger
-// than the cache is then written without first being read for ownership).
-// The buffer starts at the same offset within a line as the output, so every
-// line it holds maps onto one line of the output; the lines the output only
+// Sieve — selectIndicesHost / selectIndices32Host / selectValuesHost: a select kernel
+// (kernels_*.cpp) fills a small buffer in L1 chunk by chunk, and whole cache lines of it go to the
+// output, with non-temporal stores when asked (an output far larger than the cache is then written
+// without first being read for ownership). The buffer starts at the same offset within a line as
+// the output, so every line it holds maps onto one line of the output; the lines the output only
 // partly covers (its first and last) are written byte-exactly, and nothing
 // outside [pos, end) is ever written.
 #include <sieve/core/validate.hpp>
@@ -12,6 +11,7 @@
 
 #include "kernels.hpp"
 
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -125,6 +125,20 @@ void selectIndicesHost(const std::uint8_t* mask, std::int64_t a, std::int64_t b,
   Impl::selectRun(a, b, reinterpret_cast<unsigned char*>(out), pos, end, 8u, stream,
                   [&](std::int64_t i, std::int64_t len, unsigned char* dst) {
                     return kern.selectIndices(mask, i, len, reinterpret_cast<std::int64_t*>(dst));
+                  });
+}
+
+void selectIndices32Host(const std::uint8_t* mask, std::int64_t a, std::int64_t b,
+                         std::int32_t* out, std::int64_t pos, std::int64_t end, bool stream) {
+  constexpr const char* fn = "sieve::selectIndices32Host";
+  Impl::checkSelect(fn, mask, a, b, out, pos, end);
+  if (b - 1 > INT32_MAX)
+    Impl::fail(fn, "b = " + std::to_string(b) +
+                       "; every index of [a, b) must fit in std::int32_t (b <= 2^31)");
+  const Impl::HostKernels& kern = Impl::hostKernels();
+  Impl::selectRun(a, b, reinterpret_cast<unsigned char*>(out), pos, end, 4u, stream,
+                  [&](std::int64_t i, std::int64_t len, unsigned char* dst) {
+                    return kern.selectIndices32(mask, i, len, reinterpret_cast<std::int32_t*>(dst));
                   });
 }
 

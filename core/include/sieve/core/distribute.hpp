@@ -53,16 +53,27 @@ struct RecordLayout {
   std::uint64_t bytes = 0;           // bytes per sample of all planes
 };
 
-inline RecordLayout recordLayout(const std::vector<std::uint32_t>& elem) {
+/// The layout of planes whose sample is a row of `cols[j]` elements of
+/// `elem[j]` bytes (a rank-2 plane; 1 for a rank-1 plane): ordered by element
+/// size as above, each segment `cols[j] * elem[j]` bytes per sample (still
+/// aligned to its element size: every segment before it is a whole number of
+/// larger elements).
+inline RecordLayout recordLayout(const std::vector<std::uint32_t>& elem,
+                                 const std::vector<std::uint32_t>& cols) {
   RecordLayout r;
   r.elem = elem;
   r.before.assign(elem.size(), 0);
   for (std::size_t j = 0; j < elem.size(); ++j) {
     for (std::size_t i = 0; i < elem.size(); ++i)
-      if (elem[i] > elem[j] || (elem[i] == elem[j] && i < j)) r.before[j] += elem[i];
-    r.bytes += elem[j];
+      if (elem[i] > elem[j] || (elem[i] == elem[j] && i < j))
+        r.before[j] += std::uint64_t(elem[i]) * cols[i];
+    r.bytes += std::uint64_t(elem[j]) * cols[j];
   }
   return r;
+}
+
+inline RecordLayout recordLayout(const std::vector<std::uint32_t>& elem) {
+  return recordLayout(elem, std::vector<std::uint32_t>(elem.size(), 1u));
 }
 
 /// A 64-bit digest of a plane set's element sizes, in call order (FNV-1a over

@@ -163,6 +163,19 @@ SIEVE_INLINE constexpr std::int64_t splitTarget(std::int64_t p, std::int64_t par
   return (w / parts) * p + (w % parts) * p / parts;
 }
 
+/// The fixed fold order of sieve::keys::reduce_by_key: the element positions
+/// are cut at the multiples of kFoldPiece (whatever the backend or thread
+/// count); each piece of a key is folded left to right from its first value,
+/// and the key's result is init, then its pieces in order. foldPieces(n): the
+/// pieces of n positions.
+inline constexpr std::int64_t kFoldPiece = 2048;
+SIEVE_INLINE constexpr std::int64_t foldPieces(std::int64_t n) {
+  return (n + kFoldPiece - 1) / kFoldPiece;
+}
+/// A key of more elements is folded piece by piece in parallel (the same
+/// order: it only decides who computes it).
+inline constexpr std::int64_t kFoldBigKey = 4 * kFoldPiece;
+
 } // namespace Keys
 } // namespace Impl
 } // namespace sieve

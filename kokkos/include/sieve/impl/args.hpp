@@ -17,6 +17,44 @@ namespace Impl {
 /// Stands for an argument that is not there.
 struct Absent {};
 
+template <class T>
+struct IsKokkosArray : std::false_type {};
+template <class T, std::size_t N>
+struct IsKokkosArray<Kokkos::Array<T, N>> : std::true_type {};
+
+/// Whether P can be a plane moved by bytes on Exec (reorder, restore,
+/// permute, rebalance): a writable rank-1 or rank-2 View (extent(0): the
+/// samples; a rank-2 plane moves its rows) of trivially-copyable elements
+/// accessible from Exec (on Kokkos < 4.4 a View of Kokkos::Array must be rank
+/// 1 and LayoutRight: only then are the arrays stored whole, one after the
+/// other).
+template <class Exec, class P>
+constexpr bool bytePlaneOk() {
+  if constexpr ((Safe<P>::rank != 1 && Safe<P>::rank != 2) ||
+                std::is_void_v<typename Safe<P>::value>) {
+    return false;
+  } else {
+    using T = typename Safe<P>::value;
+    bool ok = Safe<P>::writable && std::is_trivially_copyable_v<T> &&
+              Safe<P>::template accessible<Exec>();
+#if KOKKOS_VERSION < 40400
+    ok = ok &&
+         (!IsKokkosArray<T>::value ||
+          (Safe<P>::rank == 1 && std::is_same_v<typename P::array_layout, Kokkos::LayoutRight>));
+#endif
+    return ok;
+  }
+}
+
+/// The index of the first false of ok[0 .. N - 1) (the last entry is a
+/// sentinel), or -1.
+template <std::size_t N>
+constexpr int firstFalse(const bool (&ok)[N]) {
+  for (int i = 0; i + 1 < static_cast<int>(N); ++i)
+    if (!ok[i]) return i;
+  return -1;
+}
+
 /// The I-th type of Args..., or Absent past the end.
 template <std::size_t I, class... Args>
 struct NthT {

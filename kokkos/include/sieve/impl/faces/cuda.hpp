@@ -40,22 +40,23 @@ struct Faces<Face::Cuda> {
     compactDevice(mask.data(), flags, map.data(), count, scratch, n, exec.cuda_stream(), trig);
   }
 
-  template <class Mask, class Perm, class Inv, class Map, class... Planes>
+  template <class Mask, class Perm, class Inv, class Map>
   static void reorder(const Kokkos::Cuda& exec, const Names& names, const Mask& mask,
                       std::uint32_t flags, const Perm& perm, const Inv& inv, const Map& map,
                       std::uint32_t* count, std::uint32_t* span, std::uint32_t* fire, void* scratch,
                       std::int64_t n, const ReorderPlane* desc, std::uint32_t nPlanes,
-                      const Planes&...) {
+                      const std::size_t* /*strides: every word plane is contiguous here*/) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
     const CudaDeviceGuard device(exec.cuda_device());
     reorderDevice(desc, nPlanes, mask.data(), flags, perm.data(), inv.data(), map.data(), count,
                   span, fire, scratch, n, exec.cuda_stream());
   }
 
-  template <class Perm, class Inv, class... Planes>
+  template <class Perm, class Inv>
   static void restore(const Kokkos::Cuda& exec, const Names& names, const Perm& perm,
                       const Inv& inv, void* scratch, std::int64_t n, const ReorderPlane* desc,
-                      std::uint32_t nPlanes, const Planes&...) {
+                      std::uint32_t nPlanes,
+                      const std::size_t* /*strides: every word plane is contiguous here*/) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
     const CudaDeviceGuard device(exec.cuda_device());
     restoreDevice(desc, nPlanes, perm.data(), inv.data(), scratch, n, exec.cuda_stream());

@@ -21,21 +21,26 @@ struct Faces<Face::Portable> {
     Portable::compact(exec, names.prefix, mask, flags, map, count, scratch, trig, n);
   }
 
-  template <class Exec, class Mask, class Perm, class Inv, class Map, class... Planes>
+  // reorder / restore take the word planes sieve::reorder made of the
+  // caller's planes (rank-2 planes as rows or columns): their descriptors,
+  // and their strides in bytes in the trailing argument, which the native
+  // faces ignore (they run only when every word plane is contiguous).
+  template <class Exec, class Mask, class Perm, class Inv, class Map>
   static void reorder(const Exec& exec, const Names& names, const Mask& mask, std::uint32_t flags,
                       const Perm& perm, const Inv& inv, const Map& map, std::uint32_t* count,
                       std::uint32_t* span, std::uint32_t* fire, void* scratch, std::int64_t n,
-                      const ReorderPlane*, std::uint32_t, const Planes&... planes) {
-    Portable::reorder(exec, names.prefix, mask, flags, perm, inv, map, count, span, fire,
-                      static_cast<unsigned char*>(scratch), n, planes...);
+                      const ReorderPlane* desc, std::uint32_t nPlanes,
+                      const std::size_t* strideBytes) {
+    Portable::reorderPlanes(exec, names.prefix, mask, flags, perm, inv, map, count, span, fire,
+                            static_cast<unsigned char*>(scratch), n, desc, strideBytes, nPlanes);
   }
 
-  template <class Exec, class Perm, class Inv, class... Planes>
+  template <class Exec, class Perm, class Inv>
   static void restore(const Exec& exec, const Names& names, const Perm& perm, const Inv& inv,
-                      void* scratch, std::int64_t n, const ReorderPlane*, std::uint32_t,
-                      const Planes&... planes) {
-    Portable::restore(exec, names.prefix, perm, inv, static_cast<unsigned char*>(scratch), n,
-                      planes...);
+                      void* scratch, std::int64_t n, const ReorderPlane* desc,
+                      std::uint32_t nPlanes, const std::size_t* strideBytes) {
+    Portable::restorePlanes(exec, names.prefix, perm, inv, static_cast<unsigned char*>(scratch), n,
+                            desc, strideBytes, nPlanes);
   }
 
   template <bool Inclusive, class Exec, class In, class Out, class Op, class T>

@@ -266,6 +266,88 @@ struct ViewKeep {
   }
 };
 
+/// An index predicate (the index form, findall(exec, n, pred)): element k is
+/// selected when pred(k) is true. Nothing is stored: the count phase and the
+/// write phase each call pred (so pred must be pure).
+template <class Pred>
+struct PredKeep {
+  Pred pred;
+  KOKKOS_INLINE_FUNCTION bool operator()(const i64 k) const {
+    return static_cast<bool>(pred(static_cast<std::int64_t>(k)));
+  }
+  KOKKOS_INLINE_FUNCTION i64 count(const i64 a, const i64 b) const {
+    const Pred f = pred; // a local copy: stores elsewhere cannot alias it
+    i64 c = 0;
+    for (i64 k = a; k < b; ++k) c += f(static_cast<std::int64_t>(k)) ? 1 : 0;
+    return c;
+  }
+  KOKKOS_INLINE_FUNCTION std::uint32_t bits(const i64 k0, const i64 len) const {
+    const Pred f = pred;
+    std::uint32_t b = 0;
+    for (i64 j = 0; j < len; ++j)
+      b |= static_cast<std::uint32_t>(f(static_cast<std::int64_t>(k0 + j)) ? 1u : 0u) << j;
+    return b;
+  }
+};
+
+/// The index form on host spaces, count phase: pred evaluated once per index,
+/// its answers recorded as bits (bit k % 32 of words[k / 32]) and counted.
+/// A unit's words must be its thread's alone (tiles of whole words); the
+/// write phase then reads the bits (BitKeep) instead of calling pred again.
+template <class Pred>
+struct RecordKeep {
+  Pred pred;
+  std::uint32_t* words;
+  KOKKOS_INLINE_FUNCTION void put(const i64 k, const bool on) const {
+    const std::uint32_t bit = std::uint32_t(1) << (k & 31);
+    words[k >> 5] = on ? (words[k >> 5] | bit) : (words[k >> 5] & ~bit);
+  }
+  KOKKOS_INLINE_FUNCTION i64 count(const i64 a, const i64 b) const {
+    const Pred f = pred;
+    std::uint32_t* const w = words;
+    i64 c = 0, k = a;
+    for (; k < b && (k & 31) != 0; ++k) {
+      const bool on = f(static_cast<std::int64_t>(k));
+      put(k, on);
+      c += on ? 1 : 0;
+    }
+    for (; b - k >= 32; k += 32) {
+      std::uint32_t bits = 0;
+      for (int j = 0; j < 32; ++j)
+        bits |= static_cast<std::uint32_t>(f(static_cast<std::int64_t>(k + j)) ? 1u : 0u) << j;
+      w[k >> 5] = bits;
+      c += popcount32(bits);
+    }
+    for (; k < b; ++k) {
+      const bool on = f(static_cast<std::int64_t>(k));
+      put(k, on);
+      c += on ? 1 : 0;
+    }
+    return c;
+  }
+};
+
+/// The bits a RecordKeep recorded: element k is selected when bit k % 32 of
+/// words[k / 32] is set.
+struct BitKeep {
+  const std::uint32_t* words;
+  KOKKOS_INLINE_FUNCTION bool operator()(const i64 k) const {
+    return ((words[k >> 5] >> (k & 31)) & 1u) != 0u;
+  }
+  KOKKOS_INLINE_FUNCTION i64 count(const i64 a, const i64 b) const {
+    i64 c = 0;
+    for (i64 k0 = a; k0 < b; k0 += 32) c += popcount32(bits(k0, b - k0 < 32 ? b - k0 : 32));
+    return c;
+  }
+  /// Bit j set when element k0 + j is selected, j < len <= 32.
+  KOKKOS_INLINE_FUNCTION std::uint32_t bits(const i64 k0, const i64 len) const {
+    const int s = static_cast<int>(k0 & 31);
+    std::uint32_t b = words[k0 >> 5] >> s;
+    if (s != 0 && len > 32 - s) b |= words[(k0 >> 5) + 1] << (32 - s);
+    return len == 32 ? b : b & ((std::uint32_t(1) << len) - 1u);
+  }
+};
+
 // --- what is written ------------------------------------------------------------------
 
 /// The indices of a rank-R View (int64 for rank 1, Kokkos::Array<int64, R> otherwise).
@@ -288,6 +370,16 @@ template <class At>
 struct ValueItems {
   At at;
   KOKKOS_INLINE_FUNCTION decltype(auto) operator()(const i64 k) const { return at(k); }
+};
+
+/// int64 positions written as std::int32_t (into() an int32 result; the
+/// call checked that every position fits).
+template <class Items>
+struct Narrow32 {
+  Items items;
+  KOKKOS_INLINE_FUNCTION std::int32_t operator()(const i64 k) const {
+    return static_cast<std::int32_t>(items(k));
+  }
 };
 
 /// The unit functions of the tile kernels over n elements in units of `w`

@@ -46,10 +46,16 @@ struct Plan {
   std::int64_t unit = 1;     // elements per unit
   Portable::TileShape shape; // units, units per tile, team size
   bool withMask = true;      // the workspace holds a predicate's mask (n bytes)
+  bool withBits = false;     // else: the index form's bits (one 32-bit word per 32 elements)
 
   std::int64_t tiles() const { return shape.tiles(); }
-  /// The element count the mask region is sized for.
-  std::int64_t maskElems() const { return withMask ? n : 0; }
+  /// Bytes of the mask region: n (the predicate's mask), 4 per 32 elements
+  /// (the index form's bits), or none. (The next region starts 64-byte
+  /// aligned, so an n-byte region also holds the bits: align64(n) >= 4 x
+  /// ceil(n / 32) for every n >= 1.)
+  std::int64_t maskElems() const { return withMask ? n : (withBits ? 4 * ((n + 31) / 32) : 0); }
+  /// Elements per tile.
+  std::int64_t tileElems() const { return shape.unitsPerTile * unit; }
   std::size_t bytes() const { return FindallLayout::bytes(maskElems(), tiles()); }
   bool operator==(const Plan& o) const {
     return kind == o.kind && block == o.block && items == o.items && parts == o.parts && n == o.n;

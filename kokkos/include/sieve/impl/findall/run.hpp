@@ -6,6 +6,7 @@
 // with findall's item writer). Everything is enqueued on the instance.
 #pragma once
 
+#include <sieve/core/validate.hpp>
 #include <sieve/impl/faces.hpp>
 #include <sieve/impl/findall/ordinal.hpp>
 #include <sieve/impl/findall/plan.hpp>
@@ -14,7 +15,10 @@
 #include <sieve/native/host/select.hpp>
 #endif
 
+#include <cstddef>
+#include <memory>
 #include <type_traits>
+#include <utility>
 
 namespace sieve {
 namespace Impl {
@@ -89,19 +93,24 @@ void countPhase(const Exec& exec, const Names& names, const Plan& p, const Regio
 }
 
 /// What the native host select (native/host/select.hpp) writes for Items:
-/// int64 indices (rank-1 indices, linear positions), or values of 1, 2, 4 or
-/// 8 bytes read through a pointer (`source`: null when the View is strided).
+/// int64 indices (rank-1 indices, linear positions), the same as int32
+/// (`indices32`), or values of 1, 2, 4 or 8 bytes read through a pointer
+/// (`source`: null when the View is strided).
 template <class Items>
 struct NativeItems {
-  static constexpr bool indices = false, values = false;
+  static constexpr bool indices = false, indices32 = false, values = false;
 };
 template <>
 struct NativeItems<LinearItems> {
-  static constexpr bool indices = true, values = false;
+  static constexpr bool indices = true, indices32 = false, values = false;
 };
 template <bool Left>
 struct NativeItems<IndexItems<1, Left>> {
-  static constexpr bool indices = true, values = false;
+  static constexpr bool indices = true, indices32 = false, values = false;
+};
+template <class Items>
+struct NativeItems<Narrow32<Items>> {
+  static constexpr bool indices = false, indices32 = NativeItems<Items>::indices, values = false;
 };
 template <class T>
 inline constexpr bool kBitCopyable = std::is_trivially_copyable_v<T> &&
@@ -110,13 +119,14 @@ inline constexpr bool kBitCopyable = std::is_trivially_copyable_v<T> &&
 template <class V>
 struct NativeItems<ValueItems<FlatAt<V>>> {
   using T = typename V::value_type;
-  static constexpr bool indices = false, values = kBitCopyable<T>;
+  static constexpr bool indices = false, indices32 = false, values = kBitCopyable<T>;
   static const void* source(const ValueItems<FlatAt<V>>& it) { return it.at.p; }
 };
 template <class V>
 struct NativeItems<ValueItems<ViewAt<V>>> {
   using T = typename V::value_type;
-  static constexpr bool indices = false, values = V::rank == 1 && kBitCopyable<T>;
+  static constexpr bool indices = false, indices32 = false,
+                        values = V::rank == 1 && kBitCopyable<T>;
   static const void* source(const ValueItems<ViewAt<V>>& it) {
     if constexpr (V::rank == 1) {
       if (it.at.v.extent(0) <= 1 || it.at.v.stride(0) == 1) return it.at.v.data();
@@ -139,6 +149,8 @@ bool writeNative(const Exec& exec, const Names& names, const Plan& p, const Regi
   if constexpr (N::values) {
     src = N::source(items);
     if (src == nullptr || sizeof(OutT) != sizeof(typename N::T)) return false;
+  } else if constexpr (N::indices32) {
+    static_assert(sizeof(OutT) == sizeof(std::int32_t), "sieve::findall: int32 items");
   } else {
     static_assert(sizeof(OutT) == sizeof(i64), "sieve::findall: int64 items");
   }
@@ -162,6 +174,8 @@ bool writeNative(const Exec& exec, const Names& names, const Plan& p, const Regi
           if constexpr (N::values)
             selectValuesHost(mask, a, b, src, static_cast<std::uint32_t>(sizeof(OutT)), dst, pos,
                              end, stream);
+          else if constexpr (N::indices32)
+            selectIndices32Host(mask, a, b, reinterpret_cast<std::int32_t*>(dst), pos, end, stream);
           else
             selectIndicesHost(mask, a, b, reinterpret_cast<std::int64_t*>(dst), pos, end, stream);
         } else {
@@ -172,6 +186,19 @@ bool writeNative(const Exec& exec, const Names& names, const Plan& p, const Regi
   return true;
 }
 
+/// Whether the write phase of Keep and Items on Exec may go to the native
+/// host select (it still declines non-contiguous Views at run time).
+template <class Exec, class Keep, class Items>
+constexpr bool nativeWrite() {
+#if defined(KOKKOS_ENABLE_OPENMP)
+  return nativeFaceOf<Exec>() == Face::OpenMP && std::is_same_v<Keep, ByteKeep> &&
+         (NativeItems<Items>::indices || NativeItems<Items>::indices32 ||
+          NativeItems<Items>::values);
+#else
+  return false;
+#endif
+}
+
 /// Phase 4: every tile writes its selected items from its offset (slots at
 /// or past `cap` are never written).
 template <class Exec, class Keep, class Items, class Out>
@@ -180,8 +207,7 @@ void writePhase(const Exec& exec, const Names& names, const Plan& p, const Regio
   if (p.tiles() == 0) return;
   const Units<Keep, Items, Out> units{keep, items, out, p.n, p.unit, cap};
 #if defined(KOKKOS_ENABLE_OPENMP)
-  if constexpr (nativeFaceOf<Exec>() == Face::OpenMP && std::is_same_v<Keep, ByteKeep> &&
-                (NativeItems<Items>::indices || NativeItems<Items>::values)) {
+  if constexpr (nativeWrite<Exec, Keep, Items>()) {
     if (writeNative(exec, names, p, r, keep, items, out, cap, units)) return;
   }
 #endif
@@ -191,6 +217,77 @@ void writePhase(const Exec& exec, const Names& names, const Plan& p, const Regio
       KOKKOS_LAMBDA(const int t) { return t == 0 ? i64(0) : tileEnd[t - 1]; },
       KOKKOS_LAMBDA(const i64 u) { return units.count(u); },
       KOKKOS_LAMBDA(const i64 u, const i64 pos) { return units.write(u, pos); });
+}
+
+/// Phases 1-4 of a call writing into the caller's result: the count word
+/// `*word` and the items. One tile on a host space (Serial; one thread) is
+/// written in a single pass that counts as it writes (the count phase would
+/// only give tile 0 its offset, 0), unless the native select takes the write.
+template <class Exec, class CountKeep, class Keep, class Items, class Out>
+void countAndWrite(const Exec& exec, const Names& names, const Plan& p, const Regions& r,
+                   const CountKeep& countKeep, const Keep& keep, const Items& items, const Out& out,
+                   i64 cap, i64* word) {
+  if constexpr (kHostSpace<Exec> && std::is_same_v<CountKeep, Keep> &&
+                !nativeWrite<Exec, Keep, Items>()) {
+    if (p.tiles() == 1) {
+      const Units<Keep, Items, Out> units{keep, items, out, p.n, p.unit, cap};
+      const i64 allUnits = p.shape.units;
+      Kokkos::parallel_for(
+          names("write"), Portable::Range<Exec>(exec, 0, 1), KOKKOS_LAMBDA(const i64) {
+            i64 pos = 0;
+            for (i64 u = 0; u < allUnits; ++u) pos += units.write(u, pos);
+            *word = pos;
+          });
+      return;
+    }
+  }
+  countPhase(exec, names, p, r, countKeep, word);
+  writePhase(exec, names, p, r, keep, items, out, cap);
+}
+
+/// The result buffer a FindallWorkspace keeps for the calls that return a
+/// View: a Kokkos::View<Item*, LayoutRight, Mem> of any Item, type-erased
+/// (`type` tells which), shared by the workspace's copies.
+struct KeptResult {
+  std::shared_ptr<void> view;
+  const void* type = nullptr;
+  std::size_t capacity = 0; // items
+};
+template <class R>
+struct TypeTag {
+  static constexpr char tag = 0;
+};
+
+/// The first `count` items of the workspace's kept result of type R, grown
+/// (to max(count, 1.5 x its capacity), at most n items) when it is short,
+/// of another item type, or shares a byte with one of the call's inputs
+/// (which the write would overwrite while they are read). A managed
+/// subview: the caller's View keeps its buffer alive after a regrowth.
+template <class R, class Exec>
+R keptResult(const Exec& exec, const Names& names, KeptResult& kept, i64 count, i64 n,
+             const ArrayBytes* inputs, std::size_t inputCount) {
+  using T = typename R::non_const_value_type;
+  const void* tag = &TypeTag<R>::tag;
+  const R* have = kept.type == tag ? static_cast<const R*>(kept.view.get()) : nullptr;
+  bool fits = have != nullptr && static_cast<i64>(have->extent(0)) >= count;
+  if (fits && count > 0) {
+    const ArrayBytes span = arrayBytes("result", have->data(), count, sizeof(T));
+    for (std::size_t a = 0; a < inputCount; ++a) fits = fits && !shareBytes(inputs[a], span);
+  }
+  if (!fits) {
+    const i64 old = static_cast<i64>(kept.capacity);
+    i64 cap = old + old / 2;
+    if (cap > n) cap = n;
+    if (cap < count) cap = count;
+    auto fresh =
+        std::make_shared<R>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("result")),
+                            static_cast<std::size_t>(cap));
+    kept.view = fresh;
+    kept.type = tag;
+    kept.capacity = static_cast<std::size_t>(cap);
+    have = fresh.get();
+  }
+  return Kokkos::subview(*have, std::make_pair(std::size_t(0), static_cast<std::size_t>(count)));
 }
 
 /// Call f(keep) with the reader of what a mask View selects.

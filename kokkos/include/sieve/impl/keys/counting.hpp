@@ -31,6 +31,14 @@ using I64View = Kokkos::View<i64*, typename Exec::memory_space>;
 /// The records [first, last) of chunk c of C over R records.
 KOKKOS_INLINE_FUNCTION i64 chunkBegin(i64 c, i64 C, i64 R) { return R / C * c + R % C * c / C; }
 
+/// The records of a sort whose count is on the device (`live`, clamped to
+/// [0, cap]), or `cap` (live == nullptr).
+KOKKOS_INLINE_FUNCTION i64 liveCount(const i64* live, i64 cap) {
+  if (live == nullptr) return cap;
+  const i64 c = *live;
+  return c < 0 ? 0 : (c > cap ? cap : c);
+}
+
 /// Copy a small device View to the host.
 template <class V>
 auto toHost(const V& v) {
@@ -48,9 +56,11 @@ void scanInPlace(const Exec& exec, const sieve::Impl::Names& names, const I64Vie
 }
 
 /// Whether a counting-sort source may call back into user code that could
-/// answer differently between the passes (a mapper): then every chunk's
-/// slot in every bucket is bounded exactly (one more word per histogram
-/// entry), so a changed count or key is detected, never written out of place.
+/// answer differently between the passes (a mapper): then the end of every
+/// chunk's slot in every bucket is kept (one more word per histogram entry)
+/// and every slot is checked to be filled exactly, once per slot after the
+/// scatter, so a changed count or key is detected (never written outside
+/// the output).
 template <class Src, class = void>
 struct ExactSlots : std::false_type {};
 template <class Src>
@@ -71,10 +81,13 @@ class CountingSort {
 
   /// On the caller's scratch (a DenseWorkspace): `chunks` chunks, `hist`
   /// chunks * buckets words, `stats` 3 * chunks words (no kExactSlots).
+  /// `live`: the record count on the device (at most src.records(), read by
+  /// the kernels; one outside [0, src.records()] rejects the input), or null.
   CountingSort(const Exec& exec, const sieve::Impl::Names& names, const Src& src, i64 buckets,
-               i64 chunks, const I64View<Exec>& hist, const I64View<Exec>& stats)
+               i64 chunks, const I64View<Exec>& hist, const I64View<Exec>& stats,
+               const i64* live = nullptr)
       : exec_(exec), names_(names), src_(src), R_(src.records()), K_(buckets), C_(chunks),
-        hist_(hist), stats_(stats), allocated_(true) {
+        hist_(hist), stats_(stats), live_(live), allocated_(true) {
     static_assert(!kExact, "sieve::keys: the caller's scratch serves View inputs only");
   }
 
@@ -119,15 +132,18 @@ class CountingSort {
   }
 
   /// Pass 1, asynchronous: the histograms, and `status()` = the keys outside
-  /// the range (a one-thread kernel after it). Allocates and reads nothing.
+  /// the range, or -1 for a device count outside [0, records] (a one-thread
+  /// kernel after it). Allocates and reads nothing.
   void histogramAsync(const Kokkos::View<i64, typename Exec::memory_space>& status) {
     enqueueHistogram();
     const I64View<Exec> stats = stats_;
-    const i64 C = C_;
+    const i64 C = C_, cap = R_;
+    const i64* live = live_;
     Kokkos::parallel_for(
         names_("rejected"), Range<Exec>(exec_, 0, 1), KOKKOS_LAMBDA(const i64) {
           i64 outside = 0;
           for (i64 c = 0; c < C; ++c) outside += stats(3 * c) + stats(3 * c + 2);
+          if (live != nullptr && (*live < 0 || *live > cap)) outside = -1;
           status() = outside;
         });
   }
@@ -138,7 +154,8 @@ class CountingSort {
   void scatterAsync(const I64View<Exec>& offsets,
                     const Kokkos::View<i64, typename Exec::memory_space>& status,
                     const I64View<Exec>& scanScratch) {
-    const i64 K = K_, C = C_, R = R_;
+    const i64 K = K_, C = C_, cap = R_;
+    const i64* live = live_;
     const I64View<Exec> hist = hist_;
     enqueueBucketBases(offsets, status);
     sieve::Impl::scanEntry<false>(sieve::Impl::Names(names_.prefix, "sieve::exclusive_scan"), exec_,
@@ -147,6 +164,7 @@ class CountingSort {
     Kokkos::parallel_for(
         names_("scatter"), Range<Exec>(exec_, 0, C), KOKKOS_LAMBDA(const i64 c) {
           if (status() != 0) return;
+          const i64 R = liveCount(live, cap);
           i64* h = hist.data() + c * K;
           for (i64 k = 0; k < K; ++k) h[k] += offsets(k);
           const i64 n = offsets(K);
@@ -192,10 +210,12 @@ class CountingSort {
   void enqueueHistogram() {
     const I64View<Exec> stats = stats_;
     const Src src = src_;
-    const i64 K = K_, C = C_, R = R_;
+    const i64 K = K_, C = C_, cap = R_;
+    const i64* live = live_;
     const I64View<Exec> hist = hist_;
     Kokkos::parallel_for(
         names_("histogram"), Range<Exec>(exec_, 0, C), KOKKOS_LAMBDA(const i64 c) {
+          const i64 R = liveCount(live, cap);
           i64* h = hist.data() + c * K;
           for (i64 k = 0; k < K; ++k) h[k] = 0;
           i64 outside = 0, total = 0, negative = 0;
@@ -222,11 +242,10 @@ class CountingSort {
   /// Pass 2 (after histogram(), all keys in range, no negative count):
   /// offsets(0 .. buckets) = the first element of every bucket
   /// (offsets(buckets) = the elements), then the scatter. Every element is
-  /// written only inside its bucket (inside its chunk's slot with
-  /// kExactSlots) and inside [0, elements); returns the elements that were
-  /// not (their count, their key or their record's count changed since
-  /// histogram(); 0 for a pure source), plus the chunks whose element count
-  /// changed. Blocks (reads back that number).
+  /// written inside [0, elements); returns the elements that were not, plus
+  /// the chunks whose element count changed and (kExactSlots) the slots not
+  /// filled exactly (their count, their key or their record's count changed
+  /// since histogram(); 0 for a pure source). Blocks (reads back that number).
   i64 scatter(const I64View<Exec>& offsets) {
     const i64 K = K_, C = C_, R = R_;
     const I64View<Exec> hist = hist_, ends = ends_, stats = stats_;
@@ -258,9 +277,7 @@ class CountingSort {
                 continue;
               }
               const i64 pos = h[d]++;
-              i64 end = n;
-              if (kExact) end = offsets(d) + ends(c * K + d);
-              if (pos >= end) {
+              if (pos >= n) {
                 ++errors;
                 continue;
               }
@@ -269,6 +286,12 @@ class CountingSort {
           }
           // Fewer (or more) elements than counted: slots left unwritten.
           if (seen != stats(3 * c + 1)) ++errors;
+          // Exact: every slot filled to its end, no further (a key that
+          // changed between the passes overran one slot and left another
+          // short; checked once per slot, not per element).
+          if (kExact)
+            for (i64 k = 0; k < K; ++k)
+              if (h[k] != offsets(k) + ends(c * K + k)) ++errors;
         },
         bad);
     return bad;
@@ -280,6 +303,7 @@ class CountingSort {
   Src src_;
   i64 R_, K_, C_;
   I64View<Exec> hist_, ends_, stats_;
+  const i64* live_ = nullptr;
   bool allocated_ = false;
 };
 

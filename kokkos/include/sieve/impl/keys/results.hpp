@@ -85,6 +85,11 @@ class KeyRanges : public Impl::KeyRangesTag {
     if (status_.data() == nullptr) return;
     std::int64_t v = 0;
     Kokkos::deep_copy(v, status_);
+    if (v < 0)
+      sieve::Impl::fail(fn,
+                        "the asynchronous call that made these keys rejected its input: its "
+                        "element count (on the device) was outside [0, the workspace's "
+                        "capacity]; nothing was written and every key is empty");
     if (v != 0)
       sieve::Impl::fail(fn, "the asynchronous scatter that made these keys rejected its input (" +
                                 std::to_string(v) +
@@ -205,6 +210,11 @@ class DenseWorkspace {
     sieve::Impl::fence(exec, "keys::DenseWorkspace::check");
     std::int64_t v = 0;
     if (status_.data() != nullptr) Kokkos::deep_copy(v, status_);
+    if (v < 0)
+      sieve::Impl::fail("sieve::keys::sort_permutation",
+                        "the element count (on the device) was outside [0, " + std::to_string(n_) +
+                            "], the workspace's capacity; nothing was written and every key is "
+                            "empty");
     if (v != 0)
       sieve::Impl::fail("sieve::keys::scatter_dense",
                         std::to_string(v) + " element key(s) lie outside the key range [" +

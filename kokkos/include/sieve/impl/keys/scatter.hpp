@@ -140,8 +140,8 @@ using SparseOf = SparseKeys<typename InputOf<In>::key_type, Exec>;
 /// scatter_dense, checked types. `hasRange`: [minKey, maxKey] given.
 template <class Exec, class In, class Out, class Key>
 DenseOf<Exec, In> scatterDense(const sieve::Impl::Names& names, const Exec& exec, const In& input,
-                               bool hasRange, Key minKey, Key maxKey, const Out& output) {
-  constexpr const char* fn = "sieve::keys::scatter_dense";
+                               bool hasRange, Key minKey, Key maxKey, const Out& output,
+                               const char* fn = "sieve::keys::scatter_dense") {
   using Src = typename InputOf<In>::source;
   const Src src = InputOf<In>::make(input);
   checkApartFromInput(fn, input, output);
@@ -199,8 +199,8 @@ DenseOf<Exec, In> scatterDense(const sieve::Impl::Names& names, const Exec& exec
 template <class Exec, class In, class Out, class Key>
 DenseKeys<Key, Exec> scatterDenseAsync(const sieve::Impl::Names& names, const Exec& exec,
                                        const In& input, const Out& output,
-                                       const DenseWorkspace<Key, Exec>& ws) {
-  constexpr const char* fn = "sieve::keys::scatter_dense";
+                                       const DenseWorkspace<Key, Exec>& ws,
+                                       const char* fn = "sieve::keys::scatter_dense") {
   using Src = typename InputOf<In>::source;
   static_assert(Src::kOneToOne,
                 "sieve::keys::scatter_dense with a DenseWorkspace takes a View input (a mapper's "
@@ -208,7 +208,15 @@ DenseKeys<Key, Exec> scatterDenseAsync(const sieve::Impl::Names& names, const Ex
   if constexpr (Src::kOneToOne) {
     const Src src = InputOf<In>::make(input);
     if (ws.elements() < 0) sieve::Impl::fail(fn, "the workspace is empty (default-constructed)");
-    if (src.records() != ws.elements())
+    const i64* live = nullptr;
+    if constexpr (IsIndices<In>::value) {
+      // sort_permutation: any n up to the workspace's capacity.
+      live = input.live;
+      if (src.records() > ws.elements())
+        sieve::Impl::fail(fn, "n = " + std::to_string(src.records()) +
+                                  " exceeds the workspace's capacity, " +
+                                  std::to_string(ws.elements()));
+    } else if (src.records() != ws.elements())
       sieve::Impl::fail(fn, "the input has " + std::to_string(src.records()) +
                                 " elements; the workspace was made for " +
                                 std::to_string(ws.elements()) + " (a workspace serves one size)");
@@ -217,7 +225,7 @@ DenseKeys<Key, Exec> scatterDenseAsync(const sieve::Impl::Names& names, const Ex
     const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
     using D = DenseSrc<Src, Out>;
     CountingSort<Exec, D> sort(exec, names, D{src, output, ws.min_key(), ws.max_key()},
-                               ws.num_keys(), ws.chunks(), ws.histograms(), ws.stats());
+                               ws.num_keys(), ws.chunks(), ws.histograms(), ws.stats(), live);
     sort.histogramAsync(ws.rejected());
     sort.scatterAsync(ws.offsets(), ws.rejected(), ws.scanScratch());
     DenseKeys<Key, Exec> keys(ws.offsets(), ws.num_keys(), src.records(), ws.min_key(),

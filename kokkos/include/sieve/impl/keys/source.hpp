@@ -125,6 +125,45 @@ struct MapperSource {
   }
 };
 
+/// The indices 0 .. n - 1 keyed by key(i) (sort_permutation's records): one
+/// element per record, the element being its index. `live`: with a count on
+/// the device, that count (read in the kernels, clamped to [0, n]); n is then
+/// the capacity.
+template <class KeyFn, class = void>
+struct IndexKey {
+  using type = void;
+};
+template <class KeyFn>
+struct IndexKey<KeyFn, std::void_t<decltype(std::declval<const KeyFn&>()(i64(0)))>> {
+  using type = std::decay_t<decltype(std::declval<const KeyFn&>()(i64(0)))>;
+};
+template <class KeyFn>
+struct IndexSource {
+  using element_type = i64;
+  using key_type = typename IndexKey<KeyFn>::type;
+  static constexpr bool kOneToOne = true;
+  i64 n;
+  KeyFn keyFn;
+  const i64* live = nullptr;
+  i64 records() const { return n; }
+  KOKKOS_INLINE_FUNCTION int count(i64) const { return 1; }
+  KOKKOS_INLINE_FUNCTION element_type element(i64 i, int) const { return i; }
+  KOKKOS_INLINE_FUNCTION key_type key(const element_type& i) const { return keyFn(i); }
+};
+
+/// sort_permutation's input: `n` indices (or, with `live`, a device count of
+/// at most n) keyed by `key`.
+template <class KeyFn>
+struct Indices {
+  i64 n;
+  KeyFn key;
+  const i64* live = nullptr;
+};
+template <class T>
+struct IsIndices : std::false_type {};
+template <class F>
+struct IsIndices<Indices<F>> : std::true_type {};
+
 /// What an input argument is (safe on any type: a wrong one gives void
 /// types and `ok == false`, for the entry points' readable static_asserts).
 template <class In, class = void>
@@ -162,8 +201,22 @@ struct InputOf<Keyed<V, F>, std::enable_if_t<IsView<V>::value>> {
     return Safe<V>::template accessible<Exec>();
   }
 };
+template <class F>
+struct InputOf<Indices<F>> {
+  using element_type = i64;
+  static constexpr bool isView = false;
+  static constexpr bool ok = sieve::Impl::Keys::kIntegralKey<typename IndexKey<F>::type>;
+  using source = IndexSource<F>;
+  using key_type = typename IndexKey<F>::type;
+  static source make(const Indices<F>& x) { return source{x.n, x.key, x.live}; }
+  template <class Exec>
+  static constexpr bool accessible() {
+    return true;
+  }
+};
 template <class M>
-struct InputOf<M, std::enable_if_t<!IsView<M>::value && !IsKeyed<M>::value && IsMapper<M>::value>> {
+struct InputOf<M, std::enable_if_t<!IsView<M>::value && !IsKeyed<M>::value &&
+                                   !IsIndices<M>::value && IsMapper<M>::value>> {
   using element_type = typename M::element_type;
   static constexpr bool isView = false;
   static constexpr bool ok = HasMapperKey<M>::value || kKeyedElement<element_type>;

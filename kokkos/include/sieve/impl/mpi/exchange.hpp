@@ -279,11 +279,18 @@ KOKKOS_INLINE_FUNCTION int blockOf(const Blocks& blocks, int count, std::int64_t
 }
 
 /// One plane as the pack and unpack kernels see it: its bytes, its element
-/// size and where its segment starts in a block (bytes per sample before it).
+/// size and where its segment starts in a block (bytes per sample before
+/// it). A rank-2 plane's sample is a row of `cols` elements, `sample` bytes
+/// apart in the plane (element c of it `col` bytes after element 0), and
+/// `cols * elem` contiguous bytes in its segment; a rank-1 plane has cols = 1
+/// and sample = elem (contiguous).
 struct PlaneBytes {
   unsigned char* data;
   std::int64_t before;
   std::uint32_t elem;
+  std::uint32_t cols = 1;
+  std::int64_t sample = 0;
+  std::int64_t col = 0;
 };
 
 /// Move element `si` of `src` to element `di` of `dst` as one word of the
@@ -297,6 +304,23 @@ KOKKOS_INLINE_FUNCTION void moveElem(std::uint32_t elem, unsigned char* dst, std
   case 4: reinterpret_cast<Bytes4*>(dst)[di] = reinterpret_cast<const Bytes4*>(src)[si]; break;
   case 8: reinterpret_cast<Bytes8*>(dst)[di] = reinterpret_cast<const Bytes8*>(src)[si]; break;
   default: reinterpret_cast<Bytes16*>(dst)[di] = reinterpret_cast<const Bytes16*>(src)[si]; break;
+  }
+}
+
+/// Move sample `k` of a segment to or from sample `s` of a plane (`pack`:
+/// plane to segment): one element (a rank-1 plane, as always), or its row.
+KOKKOS_INLINE_FUNCTION void moveSample(const PlaneBytes& p, unsigned char* seg, std::int64_t k,
+                                       std::int64_t s, bool pack) {
+  if (p.cols == 1 && p.sample == static_cast<std::int64_t>(p.elem)) {
+    if (pack) moveElem(p.elem, seg, k, p.data, s);
+    else moveElem(p.elem, p.data, s, seg, k);
+    return;
+  }
+  unsigned char* row = seg + k * static_cast<std::int64_t>(p.cols) * p.elem;
+  unsigned char* at = p.data + s * p.sample;
+  for (std::uint32_t c = 0; c < p.cols; ++c) {
+    if (pack) moveElem(p.elem, row + c * p.elem, 0, at + c * p.col, 0);
+    else moveElem(p.elem, at + c * p.col, 0, row + c * p.elem, 0);
   }
 }
 
@@ -314,7 +338,7 @@ struct PackPlanes {
     const std::int64_t from = map(i), to = i - b.first;
     unsigned char* block = buffer + b.byteBegin;
     for (int j = 0; j < N; ++j)
-      moveElem(planes[j].elem, block + b.samples * planes[j].before, to, planes[j].data, from);
+      moveSample(planes[j], block + b.samples * planes[j].before, to, from, true);
   }
 };
 
@@ -333,7 +357,8 @@ struct UnpackPlanes {
     const unsigned char* block = (b.rank == self ? send : recv) + b.byteBegin;
     const std::int64_t from = i - b.first;
     for (int j = 0; j < N; ++j)
-      moveElem(planes[j].elem, planes[j].data, i, block + b.samples * planes[j].before, from);
+      moveSample(planes[j], const_cast<unsigned char*>(block) + b.samples * planes[j].before, from,
+                 i, false);
   }
 };
 

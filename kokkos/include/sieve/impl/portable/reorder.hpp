@@ -4,8 +4,10 @@
 
 #include <sieve/impl/portable/base.hpp>
 
-#include <algorithm>
+#include <array>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 
 namespace sieve {
 namespace Impl {
@@ -16,7 +18,8 @@ namespace Portable {
 using ::sieve::Impl::ReorderState;
 
 /// Element i of a plane, moved as an opaque word of its size (any
-/// trivially-copyable element, Kokkos::Array included, strided or not).
+/// trivially-copyable element, Kokkos::Array included, strided or not; a
+/// column or the rows of a rank-2 plane).
 template <class W>
 struct PlaneWords {
   unsigned char* base;
@@ -34,12 +37,10 @@ auto planeWords(const PlaneView& v) {
 }
 
 /// Stage one plane over the span, then place every slot at its destination.
-template <class Exec, class PlaneView>
-void movePlane(const Exec& exec, const std::string& label, const PlaneView& view,
+template <class Exec, class W>
+void moveWords(const Exec& exec, const std::string& label, const PlaneWords<W>& plane,
                unsigned char* stageBytes, const ReorderState& s) {
-  const auto plane = planeWords(view);
-  using T = std::remove_reference_t<decltype(plane(0))>;
-  T* stage = reinterpret_cast<T*>(stageBytes);
+  W* stage = reinterpret_cast<W*>(stageBytes);
   Kokkos::parallel_for(
       label + "::stage", Range<Exec>(exec, 0, s.n), KOKKOS_LAMBDA(const i64 i) {
         if (s.active() && i < s.sp()) stage[i] = plane(i);
@@ -50,11 +51,28 @@ void movePlane(const Exec& exec, const std::string& label, const PlaneView& view
       });
 }
 
-template <class Exec, class MaskView, class PermView, class InvView, class MapView, class... Planes>
-void reorder(const Exec& exec, const std::string& label, const MaskView& mask, std::uint32_t flags,
-             const PermView& perm, const InvView& inv, const MapView& map, std::uint32_t* count,
-             std::uint32_t* span, std::uint32_t* fire, unsigned char* scratch, i64 n,
-             const Planes&... planes) {
+/// The word planes of typed rank-1 planes (the descriptors and strides the
+/// list form takes). No allocation.
+template <class... Planes>
+struct TypedPlanes {
+  std::array<ReorderPlane, sizeof...(Planes)> desc;
+  std::array<std::size_t, sizeof...(Planes)> stride;
+  explicit TypedPlanes(const Planes&... planes)
+      : desc{ReorderPlane{static_cast<void*>(planes.data()),
+                          static_cast<std::uint32_t>(sizeof(typename Planes::value_type))}...},
+        stride{strideBytes(planes)...} {}
+};
+
+/// reorder over a list of `nPlanes` word planes (`desc`: data and element
+/// size, 1, 2, 4, 8 or 16 bytes; `strideBytes`: bytes between elements),
+/// what sieve::reorder hands every face (rank-2 planes expanded into their
+/// rows or columns).
+template <class Exec, class MaskView, class PermView, class InvView, class MapView>
+void reorderPlanes(const Exec& exec, const std::string& label, const MaskView& mask,
+                   std::uint32_t flags, const PermView& perm, const InvView& inv,
+                   const MapView& map, std::uint32_t* count, std::uint32_t* span,
+                   std::uint32_t* fire, unsigned char* scratch, i64 n, const ReorderPlane* desc,
+                   const std::size_t* strideBytes, std::uint32_t nPlanes) {
   if (n == 0) {
     Kokkos::parallel_for(
         label + "::empty", Range<Exec>(exec, 0, 1),
@@ -85,12 +103,18 @@ void reorder(const Exec& exec, const std::string& label, const MaskView& mask, s
         }
         upd += v;
       });
-  // One staging plane for every plane (and perm): sized for the widest.
-  constexpr auto maxElem = static_cast<std::uint32_t>(
-      std::max({std::size_t(4), sizeof(typename Planes::value_type)...}));
-  unsigned char* stage = carve<unsigned char>(scratch, ReorderLayout::stage(n, maxElem));
-  (movePlane(exec, label, planes, stage, s), ...);
-  movePlane(exec, label, perm, stage, s);
+  // One staging plane for every plane (and perm): it starts at the same
+  // offset whatever the element size (sized for the widest by the caller).
+  unsigned char* stage = carve<unsigned char>(scratch, ReorderLayout::stage(n, 4));
+  for (std::uint32_t p = 0; p < nPlanes; ++p)
+    withElem(desc[p].elemBytes, [&](auto tag) {
+      using W = typename decltype(tag)::type;
+      moveWords(exec, label,
+                PlaneWords<W>{static_cast<unsigned char*>(desc[p].data),
+                              static_cast<i64>(strideBytes[p])},
+                stage, s);
+    });
+  moveWords(exec, label, planeWords(perm), stage, s);
   Kokkos::parallel_for(
       label + "::inverse", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
         if (!s.active() || i >= s.sp()) return;
@@ -107,12 +131,23 @@ void reorder(const Exec& exec, const std::string& label, const MaskView& mask, s
       });
 }
 
-template <class Exec, class PlaneView, class InvView>
-void restorePlane(const Exec& exec, const std::string& label, const PlaneView& view,
+/// reorder of typed rank-1 planes (the form the cross-backend test drives).
+template <class Exec, class MaskView, class PermView, class InvView, class MapView, class... Planes>
+void reorder(const Exec& exec, const std::string& label, const MaskView& mask, std::uint32_t flags,
+             const PermView& perm, const InvView& inv, const MapView& map, std::uint32_t* count,
+             std::uint32_t* span, std::uint32_t* fire, unsigned char* scratch, i64 n,
+             const Planes&... planes) {
+  const TypedPlanes<Planes...> list(planes...);
+  reorderPlanes(exec, label, mask, flags, perm, inv, map, count, span, fire, scratch, n,
+                list.desc.data(), list.stride.data(),
+                static_cast<std::uint32_t>(sizeof...(Planes)));
+}
+
+/// Stage every slot of one plane, then gather it back through inv.
+template <class Exec, class W, class InvView>
+void restoreWords(const Exec& exec, const std::string& label, const PlaneWords<W>& plane,
                   const InvView& inv, unsigned char* stageBytes, i64 n) {
-  const auto plane = planeWords(view);
-  using T = std::remove_reference_t<decltype(plane(0))>;
-  T* stage = reinterpret_cast<T*>(stageBytes);
+  W* stage = reinterpret_cast<W*>(stageBytes);
   Kokkos::parallel_for(
       label + "::stage", Range<Exec>(exec, 0, n),
       KOKKOS_LAMBDA(const i64 i) { stage[i] = plane(i); });
@@ -123,19 +158,35 @@ void restorePlane(const Exec& exec, const std::string& label, const PlaneView& v
       });
 }
 
-template <class Exec, class PermView, class InvView, class... Planes>
-void restore(const Exec& exec, const std::string& label, const PermView& perm, const InvView& inv,
-             unsigned char* scratch, i64 n, const Planes&... planes) {
+/// restore over a list of word planes (as reorderPlanes).
+template <class Exec, class PermView, class InvView>
+void restorePlanes(const Exec& exec, const std::string& label, const PermView& perm,
+                   const InvView& inv, unsigned char* scratch, i64 n, const ReorderPlane* desc,
+                   const std::size_t* strideBytes, std::uint32_t nPlanes) {
   if (n == 0) return;
-  constexpr auto maxElem = static_cast<std::uint32_t>(
-      std::max({std::size_t(4), sizeof(typename Planes::value_type)...}));
-  unsigned char* stage = carve<unsigned char>(scratch, ReorderLayout::stage(n, maxElem));
-  (restorePlane(exec, label, planes, inv, stage, n), ...);
+  unsigned char* stage = carve<unsigned char>(scratch, ReorderLayout::stage(n, 4));
+  for (std::uint32_t p = 0; p < nPlanes; ++p)
+    withElem(desc[p].elemBytes, [&](auto tag) {
+      using W = typename decltype(tag)::type;
+      restoreWords(exec, label,
+                   PlaneWords<W>{static_cast<unsigned char*>(desc[p].data),
+                                 static_cast<i64>(strideBytes[p])},
+                   inv, stage, n);
+    });
   Kokkos::parallel_for(
       label + "::identity", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
         perm(i) = static_cast<std::int32_t>(i);
         inv(i) = static_cast<std::int32_t>(i);
       });
+}
+
+/// restore of typed rank-1 planes.
+template <class Exec, class PermView, class InvView, class... Planes>
+void restore(const Exec& exec, const std::string& label, const PermView& perm, const InvView& inv,
+             unsigned char* scratch, i64 n, const Planes&... planes) {
+  const TypedPlanes<Planes...> list(planes...);
+  restorePlanes(exec, label, perm, inv, scratch, n, list.desc.data(), list.stride.data(),
+                static_cast<std::uint32_t>(sizeof...(Planes)));
 }
 
 } // namespace Portable

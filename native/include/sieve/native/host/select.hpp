@@ -24,6 +24,11 @@ namespace sieve {
 void selectIndicesHost(const std::uint8_t* mask, std::int64_t a, std::int64_t b, std::int64_t* out,
                        std::int64_t pos, std::int64_t end, bool stream);
 
+/// selectIndicesHost writing the indices as std::int32_t. Throws as
+/// selectIndicesHost, and for b > 2^31 (an index past INT32_MAX).
+void selectIndices32Host(const std::uint8_t* mask, std::int64_t a, std::int64_t b,
+                         std::int32_t* out, std::int64_t pos, std::int64_t end, bool stream);
+
 /// selectIndicesHost writing values[k] (elements of `elemBytes` bytes: 1, 2,
 /// 4 or 8, copied bit for bit) instead of k; `out` holds elements of the same
 /// size; neither needs aligning to it. Throws as above, and for any other

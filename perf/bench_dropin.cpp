@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve benchmark — the calls Kokkos codes already make, against the Kokkos
+// call each replaces, in the same run (the default host space: OpenMP or
+// Serial):
+//   - binning atoms into the cells of an MD box (ExaMiniMD's Kokkos::BinSort
+//     with BinOp3D over View<double*[3]> positions): BinSort's construction +
+//     create_permute_vector() against sieve::keys::sort_permutation with the
+//     same BinOp3D as its key (allocating form, and the asynchronous form on a
+//     DenseWorkspace sized by a capacity), scatter_dense of keyed(iota) and of
+//     a 1:1 mapper — random and presorted positions, 2^18 .. 2^22 atoms;
+//   - per-cell sums of a weight: sieve::keys::reduce_by_key over the binned
+//     atoms against a Kokkos::parallel_for with Kokkos::atomic_add into the
+//     cells (the idiom without a sort), and against a loop over BinSort's
+//     bin offsets (parallel_for over cells).
+// Variants are interleaved, best of --reps repetitions (harness.hpp); the copy
+// of the key-sized bytes is the bandwidth reference.
+//
+//   sieve_bench_dropin [--max-n N] [--reps R]
+#include <sieve/sieve.hpp>
+
+#include "harness.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Sort.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+using Mem = Kokkos::HostSpace;
+using i64 = std::int64_t;
+
+namespace {
+
+volatile i64 g_sink = 0;
+
+/// A 1:1 mapper over the atoms: record i is atom i, keyed by its cell.
+template <class Positions>
+struct AtomMapper {
+  using element_type = i64;
+  Positions x;
+  Kokkos::BinOp3D<Positions> op;
+  i64 n;
+  i64 size() const { return n; }
+  KOKKOS_INLINE_FUNCTION int count(i64) const { return 1; }
+  KOKKOS_INLINE_FUNCTION i64 element(i64 i, int) const { return i; }
+  KOKKOS_INLINE_FUNCTION int key(const i64 i) const { return op.bin(x, int(i)); }
+};
+
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 29;
+  x *= 0x94D049BB133111EBULL;
+  return x ^ (x >> 32);
+}
+
+struct Result {
+  i64 n;
+  bool presorted;
+  double binsort, sieve, sieveWs, keyed, mapper, copy;
+  double atomics, binLoop, reduceByKey;
+};
+
+/// One size and order of atoms on Exec (Kokkos::OpenMP, or Kokkos::Serial:
+/// every View of this run is of that space, so BinSort runs there too).
+template <class Exec>
+Result runOne(const Exec& exec, i64 n, bool presorted, int reps) {
+  using Dev = Kokkos::Device<Exec, Mem>;
+  using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<i64>>;
+  using Positions = Kokkos::View<double* [3], Dev>;
+  using Op3 = Kokkos::BinOp3D<Positions>;
+  const double L = 64.0; // box edge; cells of 2.0 -> 32^3 = 32768 cells
+  int bins[3] = {32, 32, 32};
+  const double lo[3] = {0.0, 0.0, 0.0}, hi[3] = {L, L, L};
+  const Op3 op(bins, lo, hi);
+  const int cells = bins[0] * bins[1] * bins[2];
+  Positions x(Kokkos::view_alloc(Kokkos::WithoutInitializing, "x"), n);
+  Kokkos::View<double*, Dev> w(Kokkos::view_alloc(Kokkos::WithoutInitializing, "w"), n);
+  Kokkos::parallel_for(
+      "init", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+        for (int d = 0; d < 3; ++d)
+          x(i, d) = double(mix(std::uint64_t(i) * 3 + d) % 1000000) * (L / 1000000.0);
+        w(i) = double(mix(std::uint64_t(i) + 99) % 1000) * 1e-3;
+      });
+  exec.fence();
+  Kokkos::View<i64*, Dev> perm(Kokkos::view_alloc(Kokkos::WithoutInitializing, "perm"), n);
+  Kokkos::View<i64*, Dev> ids(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ids"), n);
+  Kokkos::View<i64*, Dev> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out"), n);
+  Kokkos::parallel_for(
+      "iota", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+        ids(i) = i;
+        perm(i) = 0;
+        out(i) = 0;
+      });
+  if (presorted) {
+    // Atoms already in cell order (a code that sorts every few steps).
+    sieve::keys::sort_permutation(
+        exec, n, KOKKOS_LAMBDA(const i64 i) { return op.bin(x, int(i)); }, 0, cells - 1, perm);
+    Positions y("y", n);
+    Kokkos::parallel_for(
+        "gather", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 j) {
+          for (int d = 0; d < 3; ++d) y(j, d) = x(perm(j), d);
+        });
+    exec.fence();
+    x = y;
+  }
+  const auto key = KOKKOS_LAMBDA(const i64 i) { return op.bin(x, int(i)); };
+  sieve::keys::DenseWorkspace<int, Exec> ws(exec, n, 0, cells - 1);
+
+  sieve_bench::Case c;
+  c.name = std::string(Exec::name()) + " bin " + (presorted ? "presorted" : "random") + " n=2^" +
+           std::to_string(__builtin_ctzll(static_cast<unsigned long long>(n)));
+  c.baseline = "copy (8 B per atom)";
+  c.subject = "sieve::keys::sort_permutation";
+  c.variants.push_back({"copy (8 B per atom)",
+                        [&] {
+                          Kokkos::deep_copy(exec, out, ids);
+                          exec.fence();
+                        },
+                        {},
+                        16.0 * double(n)});
+  c.variants.push_back({"Kokkos::BinSort permute vector",
+                        [&] {
+                          Kokkos::BinSort<Positions, Op3> bs(x, op, false);
+                          bs.create_permute_vector();
+                          exec.fence();
+                          g_sink = g_sink + bs.get_bin_offsets().extent(0);
+                        },
+                        {}});
+  c.variants.push_back({"sieve::keys::sort_permutation",
+                        [&] {
+                          const auto k =
+                              sieve::keys::sort_permutation(exec, n, key, 0, cells - 1, perm);
+                          g_sink = g_sink + k.num_keys();
+                        },
+                        {}});
+  c.variants.push_back({"sort_permutation + workspace",
+                        [&] {
+                          const auto k = sieve::keys::sort_permutation(exec, n, key, perm, ws);
+                          exec.fence();
+                          g_sink = g_sink + k.num_keys();
+                        },
+                        {}});
+  c.variants.push_back({"scatter_dense keyed(iota)",
+                        [&] {
+                          const auto k = sieve::keys::scatter_dense(
+                              exec, sieve::keys::keyed(ids, key), 0, cells - 1, perm);
+                          g_sink = g_sink + k.num_keys();
+                        },
+                        {}});
+  c.variants.push_back({"scatter_dense 1:1 mapper",
+                        [&] {
+                          const auto k = sieve::keys::scatter_dense(
+                              exec, AtomMapper<Positions>{x, op, n}, 0, cells - 1, perm);
+                          g_sink = g_sink + k.num_keys();
+                        },
+                        {}});
+  sieve_bench::runCase(c, reps);
+  sieve_bench::printCase(c);
+
+  // Per-cell sums of w over the binned atoms.
+  const auto keys = sieve::keys::sort_permutation(exec, n, key, 0, cells - 1, perm);
+  Kokkos::View<double*, Dev> ws_sorted("w_sorted", n);
+  Kokkos::parallel_for(
+      "gather_w", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 j) { ws_sorted(j) = w(perm(j)); });
+  exec.fence();
+  Kokkos::View<double*, Dev> sums("sums", cells), sums2("sums2", cells);
+  Kokkos::BinSort<Positions, Op3> bs(x, op, false);
+  bs.create_permute_vector();
+  const auto boff = bs.get_bin_offsets();
+  const auto bcount = bs.get_bin_count();
+  const auto bperm = bs.get_permute_vector();
+  const auto offsets = keys.offsets();
+  sieve_bench::Case s;
+  s.name = std::string(Exec::name()) + " sums " + (presorted ? "presorted" : "random") + " n=2^" +
+           std::to_string(__builtin_ctzll(static_cast<unsigned long long>(n)));
+  s.baseline = "copy (8 B per atom)";
+  s.subject = "sieve::keys::reduce_by_key";
+  s.variants.push_back({"copy (8 B per atom)",
+                        [&] {
+                          Kokkos::deep_copy(exec, out, ids);
+                          exec.fence();
+                        },
+                        {},
+                        16.0 * double(n)});
+  s.variants.push_back(
+      {"sieve::keys::reduce_by_key",
+       [&] { sieve::keys::reduce_by_key(exec, keys, ws_sorted, 0.0, sieve::Sum{}, sums); },
+       {}});
+  s.variants.push_back({"reduce_by_key project(perm)",
+                        [&] {
+                          sieve::keys::reduce_by_key(
+                              exec, keys,
+                              sieve::keys::project(
+                                  perm, KOKKOS_LAMBDA(const i64 i) { return w(i); }),
+                              0.0, sieve::Sum{}, sums);
+                        },
+                        {}});
+  s.variants.push_back({"parallel_for + atomic_add",
+                        [&] {
+                          Kokkos::deep_copy(exec, sums2, 0.0);
+                          Kokkos::parallel_for(
+                              "atomic_sums", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+                                Kokkos::atomic_add(&sums2(op.bin(x, int(i))), w(i));
+                              });
+                          exec.fence();
+                        },
+                        {}});
+  s.variants.push_back({"loop over BinSort offsets",
+                        [&] {
+                          Kokkos::parallel_for(
+                              "bin_sums", Range(exec, 0, cells), KOKKOS_LAMBDA(const i64 k) {
+                                double a = 0.0;
+                                for (int j = boff(k); j < boff(k) + bcount(k); ++j)
+                                  a += w(bperm(j));
+                                sums2(k) = a;
+                              });
+                          exec.fence();
+                        },
+                        {}});
+  sieve_bench::runCase(s, reps);
+  sieve_bench::printCase(s);
+
+  Result r{};
+  r.n = n;
+  r.presorted = presorted;
+  const auto t = [](const sieve_bench::Case& cc, const char* name) {
+    return sieve_bench::find(cc, name)->best;
+  };
+  r.binsort = t(c, "Kokkos::BinSort permute vector");
+  r.sieve = t(c, "sieve::keys::sort_permutation");
+  r.sieveWs = t(c, "sort_permutation + workspace");
+  r.keyed = t(c, "scatter_dense keyed(iota)");
+  r.mapper = t(c, "scatter_dense 1:1 mapper");
+  r.copy = t(c, "copy (8 B per atom)");
+  r.reduceByKey = t(s, "sieve::keys::reduce_by_key");
+  r.atomics = t(s, "parallel_for + atomic_add");
+  r.binLoop = t(s, "loop over BinSort offsets");
+  // The answers: sieve's offsets are BinSort's; the sums agree.
+  const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), boff);
+  const auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), offsets);
+  bool same = true;
+  for (int k = 0; k < cells; ++k) same = same && hb(k) == ho(k);
+  if (!same) std::printf("WRONG: sort_permutation's offsets differ from BinSort's\n");
+  // The sums: reduce_by_key's against a sequential loop over the atoms.
+  sieve::keys::reduce_by_key(exec, keys, ws_sorted, 0.0, sieve::Sum{}, sums);
+  const auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
+  const auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  const auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+  std::vector<double> ref(static_cast<std::size_t>(cells), 0.0);
+  for (i64 i = 0; i < n; ++i) ref[static_cast<std::size_t>(op.bin(hx, int(i)))] += hw(i);
+  double worst = 0.0;
+  for (int k = 0; k < cells; ++k) {
+    const double d = std::abs(hs(k) - ref[static_cast<std::size_t>(k)]);
+    worst = d > worst ? d : worst;
+  }
+  if (worst > 1e-9 * static_cast<double>(n))
+    std::printf("WRONG: reduce_by_key's sums differ from a sequential loop by %g\n", worst);
+  return r;
+}
+
+} // namespace
+
+int main(int argc, char* argv[]) {
+  i64 maxN = i64(1) << 22;
+  int reps = 5;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--max-n" && i + 1 < argc) maxN = std::atoll(argv[++i]);
+    else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+  }
+  sieve_bench::keepFreedPages();
+  Kokkos::initialize(argc, argv);
+  {
+    const Kokkos::DefaultHostExecutionSpace exec;
+    std::printf(
+        "sieve drop-in benchmark: %s with %d threads (and Kokkos::Serial where enabled), "
+        "Kokkos %d, best of %d\n\n",
+        exec.name(), static_cast<int>(exec.concurrency()), KOKKOS_VERSION, reps);
+    sieve_bench::printHeader();
+    std::vector<std::pair<std::string, Result>> rs;
+    for (i64 n = i64(1) << 18; n <= maxN; n *= 4)
+      for (const bool pre : {false, true}) {
+        rs.emplace_back(exec.name(), runOne(exec, n, pre, reps));
+#if defined(KOKKOS_ENABLE_SERIAL)
+        if constexpr (!std::is_same_v<Kokkos::DefaultHostExecutionSpace, Kokkos::Serial>)
+          rs.emplace_back("Serial", runOne(Kokkos::Serial(), n, pre, reps));
+#endif
+      }
+    std::printf("ratios (Kokkos time / sieve time: > 1 means sieve is faster)\n");
+    std::printf("%-8s %-10s %-10s %14s %14s %14s %14s %16s %16s\n", "space", "n", "positions",
+                "BinSort/perm", "BinSort/permWs", "keyed/perm", "mapper/perm", "atomics/rbk",
+                "binloop/rbk");
+    for (const auto& [space, r] : rs)
+      std::printf("%-8s 2^%-8d %-10s %14.2f %14.2f %14.2f %14.2f %16.2f %16.2f\n", space.c_str(),
+                  __builtin_ctzll(static_cast<unsigned long long>(r.n)),
+                  r.presorted ? "presorted" : "random", r.binsort / r.sieve, r.binsort / r.sieveWs,
+                  r.keyed / r.sieve, r.mapper / r.sieve, r.atomics / r.reduceByKey,
+                  r.binLoop / r.reduceByKey);
+  }
+  Kokkos::finalize();
+  return 0;
+}
