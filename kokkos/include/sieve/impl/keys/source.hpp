@@ -121,7 +121,9 @@ struct MapperSource {
   KOKKOS_INLINE_FUNCTION int count(i64 i) const { return static_cast<int>(mapper.count(i)); }
   KOKKOS_INLINE_FUNCTION element_type element(i64 i, int j) const { return mapper.element(i, j); }
   KOKKOS_INLINE_FUNCTION key_type key(const element_type& e) const {
-    return MapperKey<M>{mapper}(e);
+    // (Not through a MapperKey: that would copy the mapper for every element.)
+    if constexpr (HasMapperKey<M>::value) return mapper.key(e);
+    else return elementKey(e);
   }
 };
 
