@@ -34,6 +34,15 @@ using TestDevice = Kokkos::Device<TestExec, TestMem>;
 
 namespace sieve_test {
 
+/// A deterministic pseudo-random selection: about pct percent of ordinals.
+inline bool picked(std::int64_t k, int pct, std::uint32_t seed) {
+  std::uint64_t x = static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15ULL + seed;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 29;
+  return static_cast<int>(x % 100) < pct;
+}
+
 template <class T>
 using DView = Kokkos::View<T*, TestDevice>;
 using Word = Kokkos::View<std::uint32_t, TestDevice>;

@@ -25,15 +25,6 @@ using Mirror = typename Kokkos::View<T*, TestMem>::HostMirror;
 
 constexpr bool kHost = Kokkos::SpaceAccessibility<Kokkos::HostSpace, TestMem>::accessible;
 
-/// A deterministic pseudo-random selection: about pct percent of ordinals.
-inline bool picked(i64 k, int pct, std::uint32_t seed) {
-  std::uint64_t x = static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15ULL + seed;
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ULL;
-  x ^= x >> 29;
-  return static_cast<int>(x % 100) < pct;
-}
-
 template <class T>
 struct Positive {
   KOKKOS_INLINE_FUNCTION bool operator()(const T& x) const { return x > T(0); }

@@ -23,15 +23,6 @@ using i32 = std::int32_t;
 
 constexpr bool kHost = Kokkos::SpaceAccessibility<Kokkos::HostSpace, TestMem>::accessible;
 
-/// A deterministic pseudo-random selection: about pct percent of ordinals.
-inline bool picked(i64 k, int pct, std::uint32_t seed) {
-  std::uint64_t x = static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15ULL + seed;
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ULL;
-  x ^= x >> 29;
-  return static_cast<int>(x % 100) < pct;
-}
-
 /// ExaMiniMD's selection: the atoms of type t left of xmax (two Views read).
 struct TypeBelow {
   DView<int> type;

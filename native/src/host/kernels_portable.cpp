@@ -115,8 +115,10 @@ void scatterPortable(const void* stage, void* plane, std::uint32_t elemBytes,
 
 // (Loads and stores through memcpy: the output, and the values, need not be
 // aligned to their element size.)
-std::int64_t selectIndicesPortable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
-                                   std::int64_t* dst) {
+/// The selected positions of mask[i, i + len) as indices of type T (int64 or
+/// int32; the caller checked that they fit).
+template <class T>
+std::int64_t selectIndicesAs(const std::uint8_t* mask, std::int64_t i, std::int64_t len, T* dst) {
   auto* d = reinterpret_cast<unsigned char*>(dst);
   std::int64_t f = 0, j = 0;
   for (; j + 16 <= len; j += 16) {
@@ -124,37 +126,27 @@ std::int64_t selectIndicesPortable(const std::uint8_t* mask, std::int64_t i, std
     if (bits == 0u) continue;
     // One table row (8 positions) per byte of bits, stored whole; the slack
     // is overwritten in order by what follows (or lies in the caller's room).
-    const std::int64_t base = i + j;
+    const auto base = static_cast<T>(i + j);
     for (int h = 0; h < 2; ++h) {
       const std::uint32_t m = (bits >> (8 * h)) & 0xFFu;
-      std::int64_t row[8];
-      for (int k = 0; k < 8; ++k) row[k] = base + 8 * h + kBitLut.pos[m][k];
-      std::memcpy(d + 8 * f, row, sizeof row);
+      T row[8];
+      for (int k = 0; k < 8; ++k) row[k] = static_cast<T>(base + 8 * h + kBitLut.pos[m][k]);
+      std::memcpy(d + sizeof(T) * f, row, sizeof row);
       f += kBitLut.pop[m];
     }
   }
-  return f + selectExact<std::int64_t>(mask, i + j, len - j, d + 8 * f,
-                                       [](std::int64_t k) { return k; });
+  return f + selectExact<T>(mask, i + j, len - j, d + sizeof(T) * f,
+                            [](std::int64_t k) { return static_cast<T>(k); });
+}
+
+std::int64_t selectIndicesPortable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
+                                   std::int64_t* dst) {
+  return selectIndicesAs(mask, i, len, dst);
 }
 
 std::int64_t selectIndices32Portable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
                                      std::int32_t* dst) {
-  auto* d = reinterpret_cast<unsigned char*>(dst);
-  std::int64_t f = 0, j = 0;
-  for (; j + 16 <= len; j += 16) {
-    const std::uint32_t bits = nonzeroBits16(mask + i + j);
-    if (bits == 0u) continue;
-    const auto base = static_cast<std::int32_t>(i + j);
-    for (int h = 0; h < 2; ++h) {
-      const std::uint32_t m = (bits >> (8 * h)) & 0xFFu;
-      std::int32_t row[8];
-      for (int k = 0; k < 8; ++k) row[k] = base + 8 * h + kBitLut.pos[m][k];
-      std::memcpy(d + 4 * f, row, sizeof row);
-      f += kBitLut.pop[m];
-    }
-  }
-  return f + selectExact<std::int32_t>(mask, i + j, len - j, d + 4 * f,
-                                       [](std::int64_t k) { return static_cast<std::int32_t>(k); });
+  return selectIndicesAs(mask, i, len, dst);
 }
 
 std::int64_t selectValuesPortable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
