@@ -255,3 +255,26 @@ TEST(KeysSortPermutation, SameBytesAsScatterDenseOfKeyedIndices) {
   sieve::keys::sort_permutation(exec, i64(n), KeyOf{dkeys}, 0, 999, b);
   EXPECT_EQ(toHost(a), toHost(b));
 }
+
+TEST(KeysSortPermutation, KeyFnAnsweringDifferentlyOnItsSecondCallThrows) {
+  // The first call (the histogram) sees half the indices in key 1, the
+  // second (the scatter) sees every index in key 0: every write stays inside
+  // [0, n), so only the exact slot check can see it.
+  const TestExec exec;
+  const i64 n = 20000;
+  Kokkos::View<int*, TestDevice> calls("calls", n);
+  DView<i64> perm("perm", n);
+  const auto key = KOKKOS_LAMBDA(const i64 i) {
+    const int c = Kokkos::atomic_fetch_add(&calls(i), 1);
+    return c == 0 && i >= n / 2 ? 1 : 0;
+  };
+  expectInvalid([&] { sieve::keys::sort_permutation(exec, n, key, 0, 1, perm); },
+                "changed between the counting and the scatter passes");
+  // The same through keyed(view, key_fn).
+  Kokkos::deep_copy(calls, 0);
+  std::vector<i64> iota(n);
+  for (i64 i = 0; i < n; ++i) iota[size_t(i)] = i;
+  const auto ids = toDevice(iota, "ids");
+  expectInvalid([&] { sieve::keys::scatter_dense(exec, sieve::keys::keyed(ids, key), 0, 1, perm); },
+                "changed between the counting and the scatter passes");
+}

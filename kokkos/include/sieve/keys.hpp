@@ -554,7 +554,10 @@ scatter_dense(const std::string& label, const Input& input, const Rest&... rest)
 /// Throws std::invalid_argument, with nothing written to perm, for n < 0, a
 /// perm shorter than n or of int32 with n - 1 > INT32_MAX, min_key > max_key,
 /// a min_key or max_key that is not a value of the key type, a range of more
-/// than 2^31 - 2 keys, or a key outside the range.
+/// than 2^31 - 2 keys, or a key outside the range. A key_fn that answers
+/// differently on its second call (e.g. it reads perm) also throws: every
+/// key's slot of every chunk is checked to be filled exactly (nothing is
+/// written outside perm, whose contents are then unspecified).
 ///
 /// The asynchronous form `sort_permutation([label,] exec, n, key_fn, perm,
 /// workspace)` takes a DenseWorkspace<Key, ExecSpace> made for a capacity

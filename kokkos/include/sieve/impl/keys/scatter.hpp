@@ -30,13 +30,15 @@ namespace sieve {
 namespace keys {
 namespace Impl {
 
-/// The counting-sort view of a dense scatter: bucket = key - min.
-template <class S, class Out>
+/// The counting-sort view of a dense scatter: bucket = key - min. Exact:
+/// every chunk's slots are checked to be filled exactly (the blocking form of
+/// a source whose count or key is a caller's function, called again by the
+/// scatter; the asynchronous form has no room for the slot ends).
+template <class S, class Out, bool Exact = S::kUserKey>
 struct DenseSrc {
   using Key = typename S::key_type;
   using Item = typename S::element_type;
-  /// A mapper is called again by the scatter: bound every chunk's slots.
-  static constexpr bool kExactSlots = !S::kOneToOne;
+  static constexpr bool kExactSlots = Exact;
   S src;
   Out out;
   Key min, max;
@@ -223,7 +225,7 @@ DenseKeys<Key, Exec> scatterDenseAsync(const sieve::Impl::Names& names, const Ex
     checkApartFromInput(fn, input, output);
     sieve::Impl::Keys::checkOutputHolds(fn, sieve::Impl::extent64(output), src.records());
     const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
-    using D = DenseSrc<Src, Out>;
+    using D = DenseSrc<Src, Out, false>;
     CountingSort<Exec, D> sort(exec, names, D{src, output, ws.min_key(), ws.max_key()},
                                ws.num_keys(), ws.chunks(), ws.histograms(), ws.stats(), live);
     sort.histogramAsync(ws.rejected());

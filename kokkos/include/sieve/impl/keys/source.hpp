@@ -101,6 +101,9 @@ struct ArraySource {
   using key_type =
       std::decay_t<decltype(std::declval<const KeyFn&>()(std::declval<const element_type&>()))>;
   static constexpr bool kOneToOne = true;
+  /// The key is a caller's functor (it could answer differently between the
+  /// passes): the blocking dense scatter then checks every slot exactly.
+  static constexpr bool kUserKey = !std::is_same_v<KeyFn, MemberKey>;
   V view;
   KeyFn keyFn;
   i64 records() const { return static_cast<i64>(view.extent(0)); }
@@ -116,6 +119,7 @@ struct MapperSource {
   using key_type = std::decay_t<decltype(std::declval<const MapperKey<M>&>()(
       std::declval<const element_type&>()))>;
   static constexpr bool kOneToOne = false;
+  static constexpr bool kUserKey = true;
   M mapper;
   i64 records() const { return static_cast<i64>(mapper.size()); }
   KOKKOS_INLINE_FUNCTION int count(i64 i) const { return static_cast<int>(mapper.count(i)); }
@@ -144,6 +148,7 @@ struct IndexSource {
   using element_type = i64;
   using key_type = typename IndexKey<KeyFn>::type;
   static constexpr bool kOneToOne = true;
+  static constexpr bool kUserKey = true;
   i64 n;
   KeyFn keyFn;
   const i64* live = nullptr;
