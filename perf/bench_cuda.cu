@@ -102,7 +102,7 @@ int main(int argc, char* argv[]) {
   auto* mask = static_cast<std::uint8_t*>(deviceAlloc(maxN));
   auto* map = static_cast<std::int32_t*>(deviceAlloc(maxN * 4));
   auto* count = static_cast<std::uint32_t*>(deviceAlloc(64));
-  auto* scratch = deviceAlloc(sieve::reorderScratchBytes(maxN, 8));
+  auto* scratch = deviceAlloc(sieve::reorder_scratch_bytes(maxN, 8));
   auto* copySrc = deviceAlloc(maxN * 8);
   auto* copyDst = deviceAlloc(maxN * 8);
   int* cubCount = static_cast<int*>(deviceAlloc(8));

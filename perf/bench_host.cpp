@@ -4,13 +4,23 @@
 // same run: a memory copy of the same bytes (the bandwidth limit), a
 // branchless sequential loop, and the idiomatic Kokkos version.
 //
-//   sieve_bench [--log2n N] [--reps R] [--only compact|scan|reorder]
-//               [--keep F,F,... | --sweep] [--csv FILE]
+//   sieve_bench [--log2n N] [--reps R] [--only compact|scan|reorder|portable]
+//               [--portable-max-log2n M] [--keep F,F,... | --sweep] [--csv FILE]
 //
 // Compaction runs at the kept fractions 1%, 50%, 99% and the reorder at 50%
 // unless --keep (or --sweep: 0, 1, 10, 25, 50, 75, 90, 99, 100%) says others;
 // --csv FILE writes every measured row (and sweeps unless --keep is given),
 // the input of scripts/plot_bench.py.
+//
+// The portable section (--only portable) times the portable face (the Kokkos
+// patterns every space without a native face runs, and strided Views on
+// OpenMP) against the hand-written Kokkos equivalent of each call, in this
+// process: Kokkos::Serial with contiguous Views at 2^21 samples, then the
+// default host space with strided Views (columns of LayoutRight Views) at
+// 2^21 .. 2^M. The reorder moves 9 double planes and the mask; its peer is a
+// parallel_scan of destinations and a scatter per plane into a second buffer,
+// timed with the copy back that an in-place move needs and without it (the
+// buffers swapped). Its rows are not written to the CSV.
 #include <sieve/native/host/isa.hpp>
 #include <sieve/sieve.hpp>
 
@@ -27,6 +37,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace sieve_bench;
@@ -47,6 +58,7 @@ struct Options {
   std::vector<double> compactKeeps = {0.01, 0.50, 0.99};
   std::vector<double> reorderKeeps = {0.50};
   std::string csv;
+  int portableMaxLog2n = 24; // the strided OpenMP rows of the portable section: 2^21 .. 2^this
 };
 
 /// A mask keeping each sample with probability `keep` (0 and 1 exactly: none, all).
@@ -383,6 +395,340 @@ void benchReorder(const Options& o, Summary&, Csv& csv) {
   }
 }
 
+// --- portable: sieve's Kokkos-pattern face beside the hand-written Kokkos peer --------------
+
+/// Views of the portable section: contiguous rank-1 Views, or (Strided) the
+/// columns of a rank-2 LayoutRight View, which are LayoutStride and send every
+/// call to the portable face even on Kokkos::OpenMP.
+template <class Exec, bool Strided>
+struct PortableViews {
+  using Dev = Kokkos::Device<Exec, Kokkos::HostSpace>;
+  template <class T>
+  using V = std::conditional_t<Strided, Kokkos::View<T*, Kokkos::LayoutStride, Dev>,
+                               Kokkos::View<T*, Dev>>;
+  template <class T>
+  using C = Kokkos::View<T*, Dev>; // always contiguous (perm, inv, map, scratch)
+  using Word = Kokkos::View<std::uint32_t, Dev>;
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+
+  /// `count` planes of n elements (strided: the columns of one n x max(count, 2) View).
+  template <class T>
+  static std::vector<V<T>> make(const std::string& label, std::int64_t n, int count) {
+    std::vector<V<T>> out;
+    if constexpr (Strided) {
+      Kokkos::View<T**, Kokkos::LayoutRight, Dev> all(label, n, count < 2 ? 2 : count);
+      for (int j = 0; j < count; ++j) out.push_back(Kokkos::subview(all, Kokkos::ALL, j));
+    } else {
+      for (int j = 0; j < count; ++j) out.push_back(V<T>(label + std::to_string(j), n));
+    }
+    return out;
+  }
+};
+
+/// Time, and the ratio to the case's hand-written peer (its baseline).
+void printPortableCase(const Case& c) {
+  const Variant* hand = find(c, c.baseline);
+  for (const auto& v : c.variants)
+    std::printf("%-44s %-36s %10.3f %9.2f\n", c.name.c_str(), v.name.c_str(), v.best * 1e3,
+                hand ? v.best / hand->best : 0.0);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+template <class Exec, bool Strided>
+void benchPortableAt(const std::string& where, int log2n, int reps, Summary& sum) {
+  using PV = PortableViews<Exec, Strided>;
+  using Policy = typename PV::Policy;
+  const Exec exec{};
+  const std::int64_t n = std::int64_t(1) << log2n;
+  constexpr int kPlanes = 9;
+  char prefix[96];
+  std::snprintf(prefix, sizeof prefix, "%s 2^%d", where.c_str(), log2n);
+  const std::string pre = prefix;
+
+  auto mask = PV::template make<std::uint8_t>("mask", n, 1)[0];
+  auto maskBuf = PV::template make<std::uint8_t>("mask.buf", n, 1)[0];
+  auto planes = PV::template make<double>("planes", n, kPlanes);
+  auto bufs = PV::template make<double>("planes.buf", n, kPlanes);
+  typename PV::template C<std::uint8_t> pristine("pristine", n);
+  typename PV::template C<std::int32_t> perm("perm", n), inv("inv", n), map("map", n),
+      ds("hand.dst", n), permBuf("perm.buf", n);
+  typename PV::Word count("count"), span("span"), fire("fire");
+  typename PV::template C<unsigned char> scratch("scratch", sieve::reorder_scratch_bytes(n, 8));
+  for (int p = 0; p < kPlanes; ++p) {
+    const auto pl = planes[p];
+    Kokkos::parallel_for(
+        "init", Policy(exec, 0, n),
+        KOKKOS_LAMBDA(const std::int64_t i) { pl(i) = 0.5 * static_cast<double>(i) + p; });
+  }
+  exec.fence();
+  // The copy back of the hand-written moves: deep_copy's kernel, on `exec`
+  // (Kokkos::deep_copy of contiguous host Views runs on the default host
+  // space, OpenMP here, which a Serial-only build would not do).
+  const auto copyBack = [&](const auto& dst, const auto& src) {
+    Kokkos::parallel_for(
+        "hand::copy back", Policy(exec, 0, n),
+        KOKKOS_LAMBDA(const std::int64_t i) { dst(i) = src(i); });
+  };
+
+  // compact (keep 50%, 90%): sieve::compact against a Kokkos::parallel_scan pack.
+  for (const double keep : {0.50, 0.90}) {
+    const auto host = randomMask(n, keep, 42);
+    std::memcpy(pristine.data(), host.data(), host.size());
+    Kokkos::deep_copy(exec, mask, pristine);
+    exec.fence();
+    Case c{pre + ": compact keep " + percent(keep),
+           {},
+           "hand parallel_scan pack",
+           "sieve::compact",
+           "compact",
+           n,
+           keep};
+    c.variants.push_back(
+        {"hand parallel_scan pack",
+         [&] {
+           const auto m = mask;
+           const auto out = map;
+           const auto cnt = count;
+           Kokkos::parallel_scan(
+               "hand::compact", Policy(exec, 0, n),
+               KOKKOS_LAMBDA(const std::int64_t i, std::uint32_t& upd, const bool final) {
+                 const bool keep = m(i) != 0;
+                 if (final) {
+                   if (keep) out(upd) = static_cast<std::int32_t>(i);
+                   if (i == n - 1) cnt() = upd + keep;
+                 }
+                 upd += keep;
+               });
+           exec.fence();
+         },
+         {}});
+    c.variants.push_back({"sieve::compact",
+                          [&] {
+                            sieve::compact(exec, mask, map, count, scratch);
+                            exec.fence();
+                          },
+                          {}});
+    runCase(c, reps);
+    printPortableCase(c);
+    sum.check(pre + " compact " + percent(keep) + ": sieve / hand",
+              find(c, "sieve::compact")->best / find(c, "hand parallel_scan pack")->best, 1.2,
+              true);
+  }
+
+  // reorder of 9 double planes (and the mask) at keep 50% and 90%.
+  const auto resetReorder = [&] {
+    Kokkos::deep_copy(exec, mask, pristine);
+    const auto pm = perm;
+    const auto iv = inv;
+    Kokkos::parallel_for(
+        "reset", Policy(exec, 0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+          pm(i) = static_cast<std::int32_t>(i);
+          iv(i) = static_cast<std::int32_t>(i);
+        });
+    Kokkos::deep_copy(exec, span, static_cast<std::uint32_t>(n));
+    Kokkos::deep_copy(exec, fire, 1u);
+    exec.fence();
+  };
+  const auto sieveReorder = [&] {
+    sieve::reorder(exec, mask, perm, inv, map, count, span, fire, scratch, mask, planes[0],
+                   planes[1], planes[2], planes[3], planes[4], planes[5], planes[6], planes[7],
+                   planes[8]);
+  };
+  const auto sieveRestore = [&] {
+    sieve::restore(exec, perm, inv, scratch, mask, planes[0], planes[1], planes[2], planes[3],
+                   planes[4], planes[5], planes[6], planes[7], planes[8]);
+  };
+  // The hand-written reorder: a parallel_scan of the destinations (kept: the
+  // exclusive kept count; dead: -1 - its dead rank), then per plane a scatter
+  // into a second buffer, then (back) a copy back, since
+  // sieve::reorder moves in place; without it the buffers would be swapped.
+  const auto handReorder = [&](bool back) {
+    const auto m = mask;
+    const auto d = ds;
+    std::int32_t cnt = 0;
+    Kokkos::parallel_scan(
+        "hand::offsets", Policy(exec, 0, n),
+        KOKKOS_LAMBDA(const std::int64_t i, std::int32_t& upd, const bool final) {
+          const bool keep = m(i) != 0;
+          if (final) d(i) = keep ? upd : static_cast<std::int32_t>(-1 - (i - upd));
+          upd += keep;
+        },
+        cnt);
+    const auto scatter = [&](const auto& src, const auto& dst) {
+      Kokkos::parallel_for(
+          "hand::scatter", Policy(exec, 0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+            const std::int32_t v = d(i);
+            dst(v >= 0 ? v : cnt - 1 - v) = src(i);
+          });
+    };
+    scatter(mask, maskBuf);
+    for (int p = 0; p < kPlanes; ++p) scatter(planes[p], bufs[p]);
+    const auto pm = perm;
+    const auto pb = permBuf;
+    const auto iv = inv;
+    const auto mp = map;
+    Kokkos::parallel_for(
+        "hand::perm", Policy(exec, 0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+          const std::int32_t v = d(i);
+          const std::int32_t to = v >= 0 ? v : cnt - 1 - v;
+          const std::int32_t s = pm(i);
+          pb(to) = s;
+          iv(s) = to;
+          if (i < cnt) mp(i) = static_cast<std::int32_t>(i);
+        });
+    if (back) {
+      copyBack(mask, maskBuf);
+      for (int p = 0; p < kPlanes; ++p) copyBack(planes[p], bufs[p]);
+      copyBack(perm, permBuf);
+    }
+    const auto c = count;
+    const auto sp = span;
+    const auto f = fire;
+    Kokkos::parallel_for(
+        "hand::words", Policy(exec, 0, 1), KOKKOS_LAMBDA(const std::int64_t) {
+          c() = sp() = static_cast<std::uint32_t>(cnt);
+          f() = 0u;
+        });
+    exec.fence();
+  };
+  for (const double keep : {0.50, 0.90}) {
+    const auto host = randomMask(n, keep, 9);
+    std::memcpy(pristine.data(), host.data(), host.size());
+    Case c{pre + ": reorder 9 planes keep " + percent(keep),
+           {},
+           "hand scan+scatter+copy back",
+           "sieve::reorder",
+           "reorder",
+           n,
+           keep};
+    c.variants.push_back({"hand scan+scatter+copy back", [&] { handReorder(true); }, resetReorder});
+    c.variants.push_back(
+        {"hand scan+scatter (swap buffers)", [&] { handReorder(false); }, resetReorder});
+    c.variants.push_back({"sieve::reorder",
+                          [&] {
+                            sieveReorder();
+                            exec.fence();
+                          },
+                          resetReorder});
+    runCase(c, reps);
+    printPortableCase(c);
+    const double s = find(c, "sieve::reorder")->best;
+    sum.check(pre + " reorder " + percent(keep) + ": sieve / hand (copy back)",
+              s / find(c, "hand scan+scatter+copy back")->best, 1.2, true);
+    sum.check(pre + " reorder " + percent(keep) + ": sieve / hand (swap buffers)",
+              s / find(c, "hand scan+scatter (swap buffers)")->best, 1.2, true);
+  }
+
+  // restore after a reorder at keep 50%: sieve::restore against a gather
+  // through inv into a second buffer (and a copy back).
+  {
+    const auto host = randomMask(n, 0.5, 11);
+    std::memcpy(pristine.data(), host.data(), host.size());
+    const auto resetRestore = [&] {
+      resetReorder();
+      sieveReorder();
+      exec.fence();
+    };
+    const auto handRestore = [&](bool back) {
+      const auto iv = inv;
+      const auto gather = [&](const auto& src, const auto& dst) {
+        Kokkos::parallel_for(
+            "hand::gather", Policy(exec, 0, n),
+            KOKKOS_LAMBDA(const std::int64_t i) { dst(i) = src(iv(i)); });
+      };
+      gather(mask, maskBuf);
+      for (int p = 0; p < kPlanes; ++p) gather(planes[p], bufs[p]);
+      if (back) {
+        copyBack(mask, maskBuf);
+        for (int p = 0; p < kPlanes; ++p) copyBack(planes[p], bufs[p]);
+      }
+      const auto pm = perm;
+      Kokkos::parallel_for(
+          "hand::identity", Policy(exec, 0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+            pm(i) = static_cast<std::int32_t>(i);
+            iv(i) = static_cast<std::int32_t>(i);
+          });
+      exec.fence();
+    };
+    Case c{pre + ": restore 9 planes",
+           {},
+           "hand gather+copy back",
+           "sieve::restore",
+           "restore",
+           n,
+           0.5};
+    c.variants.push_back({"hand gather+copy back", [&] { handRestore(true); }, resetRestore});
+    c.variants.push_back({"hand gather (swap buffers)", [&] { handRestore(false); }, resetRestore});
+    c.variants.push_back({"sieve::restore",
+                          [&] {
+                            sieveRestore();
+                            exec.fence();
+                          },
+                          resetRestore});
+    runCase(c, reps);
+    printPortableCase(c);
+    const double s = find(c, "sieve::restore")->best;
+    sum.check(pre + " restore: sieve / hand (copy back)",
+              s / find(c, "hand gather+copy back")->best, 1.2, true);
+    sum.check(pre + " restore: sieve / hand (swap buffers)",
+              s / find(c, "hand gather (swap buffers)")->best, 1.2, true);
+  }
+
+  // inclusive scan of int32: sieve::inclusive_scan against Kokkos::parallel_scan.
+  {
+    auto io = PV::template make<std::int32_t>("scan", n, 2);
+    const auto in = io[0];
+    const auto out = io[1];
+    typename PV::template C<std::int32_t> sums("sums", sieve::scan_scratch_size<std::int32_t>(n));
+    Kokkos::parallel_for(
+        "init", Policy(exec, 0, n),
+        KOKKOS_LAMBDA(const std::int64_t i) { in(i) = static_cast<std::int32_t>((i * 7) % 100); });
+    exec.fence();
+    Case c{pre + ": inclusive scan int32", {},     "hand Kokkos::parallel_scan",
+           "sieve::inclusive_scan",        "scan", n};
+    c.variants.push_back(
+        {"hand Kokkos::parallel_scan",
+         [&] {
+           Kokkos::parallel_scan(
+               "hand::scan", Policy(exec, 0, n),
+               KOKKOS_LAMBDA(const std::int64_t i, std::int32_t& upd, const bool final) {
+                 upd += in(i);
+                 if (final) out(i) = upd;
+               });
+           exec.fence();
+         },
+         {}});
+    c.variants.push_back({"sieve::inclusive_scan",
+                          [&] {
+                            sieve::inclusive_scan(exec, in, out, sieve::Sum{}, 0, sums);
+                            exec.fence();
+                          },
+                          {}});
+    runCase(c, reps);
+    printPortableCase(c);
+    sum.check(pre + " inclusive scan: sieve / hand",
+              find(c, "sieve::inclusive_scan")->best / find(c, "hand Kokkos::parallel_scan")->best,
+              1.2, true);
+  }
+}
+
+/// The portable face against hand-written Kokkos, in this process:
+/// Kokkos::Serial with contiguous Views at 2^21, and Kokkos::OpenMP (the
+/// default host space) with strided Views (columns of LayoutRight Views) at
+/// 2^21 .. 2^maxLog2n.
+void benchPortable(const Options& o, Summary& sum) {
+  std::printf("%-44s %-36s %10s %9s\n", "portable case", "variant", "time [ms]", "x hand");
+  std::printf("%s\n", std::string(102, '-').c_str());
+#if defined(KOKKOS_ENABLE_SERIAL)
+  benchPortableAt<Kokkos::Serial, false>("Serial contiguous", 21, o.reps, sum);
+#else
+  std::printf("(Kokkos::Serial is not enabled: no Serial rows)\n");
+#endif
+  for (int l = 21; l <= o.portableMaxLog2n; ++l)
+    benchPortableAt<HostExec, true>(HostExec::name() + std::string(" strided"), l, o.reps, sum);
+}
+
 } // namespace
 
 int main(int argc, char* argv[]) {
@@ -394,6 +740,7 @@ int main(int argc, char* argv[]) {
     else if (a == "--reps" && i + 1 < argc) o.reps = std::atoi(argv[++i]);
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
+    else if (a == "--portable-max-log2n" && i + 1 < argc) o.portableMaxLog2n = std::atoi(argv[++i]);
     else if (a == "--sweep") o.compactKeeps = o.reorderKeeps = kSweep, keepsGiven = true;
     else if (a == "--keep" && i + 1 < argc) {
       if (!parseKeeps(argv[++i], o.compactKeeps)) {
@@ -404,12 +751,18 @@ int main(int argc, char* argv[]) {
       keepsGiven = true;
     } else if (a == "-h" || a == "--help") {
       std::printf(
-          "usage: sieve_bench [--log2n N (26)] [--reps R (15)] [--only compact|scan|reorder]\n"
+          "usage: sieve_bench [--log2n N (26)] [--reps R (15)]\n"
+          "                   [--only compact|scan|reorder|portable] [--portable-max-log2n M "
+          "(24)]\n"
           "                   [--keep F,F,... | --sweep] [--csv FILE] [--kokkos-...]\n"
           "  --keep F,...  kept fractions in [0, 1] for compaction and reorder (default: "
           "compaction\n"
           "                at 0.01,0.5,0.99, reorder at 0.5)\n"
           "  --sweep       --keep 0,0.01,0.1,0.25,0.5,0.75,0.9,0.99,1\n"
+          "  --only portable  the portable face against hand-written Kokkos (scan + scatter,\n"
+          "                gather, parallel_scan): Kokkos::Serial with contiguous Views at 2^21,\n"
+          "                and the default host space with strided Views (columns of LayoutRight\n"
+          "                Views) at 2^21 .. 2^M; not in the CSV\n"
           "  --csv FILE    also write every measured row to FILE (primitive, case, n, kept\n"
           "                fraction, implementation, role, seconds, bytes, GB/s, x memcpy, x "
           "sieve,\n"
@@ -427,8 +780,14 @@ int main(int argc, char* argv[]) {
     std::fprintf(stderr, "sieve_bench: --log2n must be in [10, 30]\n");
     return 2;
   }
-  if (!o.only.empty() && o.only != "compact" && o.only != "scan" && o.only != "reorder") {
-    std::fprintf(stderr, "sieve_bench: --only takes compact, scan or reorder\n");
+  if (!o.only.empty() && o.only != "compact" && o.only != "scan" && o.only != "reorder" &&
+      o.only != "portable") {
+    std::fprintf(stderr, "sieve_bench: --only takes compact, scan, reorder or portable\n");
+    return 2;
+  }
+  if (o.portableMaxLog2n < 20 || o.portableMaxLog2n > 26) {
+    std::fprintf(stderr,
+                 "sieve_bench: --portable-max-log2n must be in [20, 26] (20: no strided rows)\n");
     return 2;
   }
   if (!o.csv.empty() && !keepsGiven) o.compactKeeps = o.reorderKeeps = kSweep;
@@ -452,6 +811,10 @@ int main(int argc, char* argv[]) {
     if (o.only.empty() || o.only == "compact") benchCompact(o, sum, csv);
     if (o.only.empty() || o.only == "scan") benchScan(o, sum, csv);
     if (o.only.empty() || o.only == "reorder") benchReorder(o, sum, csv);
+    if (o.only.empty() || o.only == "portable") {
+      std::printf("\n");
+      benchPortable(o, sum);
+    }
     if (!sum.lines.empty()) {
       std::printf("Targets:\n");
       for (const auto& l : sum.lines) std::printf("%s\n", l.c_str());

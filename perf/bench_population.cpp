@@ -9,6 +9,8 @@
 // bandwidth yardstick), the free functions (sieve::compact / reorder /
 // restore with the caller's Views), a sieve::Population, a sieve::Graph of
 // the same three nodes. Column "x sieve": time / the free functions' time.
+// Then one step of a transport loop (compact + reorder from the same mask),
+// the free functions against a Population: the Population's own cost.
 #include <sieve/graph.hpp>
 #include <sieve/sieve.hpp>
 
@@ -134,6 +136,56 @@ int main(int argc, char* argv[]) {
                            0});
     sieve_bench::runCase(cs, reps);
     sieve_bench::printCase(cs);
+
+    // One step of a transport loop: compact with the trigger, then reorder,
+    // from the same mask each time (restored untimed before every run). The
+    // free functions on the caller's Views against the same two calls of a
+    // Population: what the Population adds to a step.
+    const Planes f(n, mask), q(n, mask);
+    Kokkos::View<std::int32_t*, Mem> fmap("fmap", n), fperm("fperm", n), finv("finv", n);
+    Kokkos::parallel_for(
+        "init", Kokkos::RangePolicy<Exec>(exec, 0, n),
+        KOKKOS_LAMBDA(const std::int64_t i) { fperm(i) = finv(i) = static_cast<std::int32_t>(i); });
+    Kokkos::View<std::uint32_t, Mem> fcount("fcount");
+    Kokkos::View<unsigned char*, Mem> fscratch("fscratch", sieve::reorder_scratch_bytes(n, 8));
+    sieve::Trigger<Mem> ftrig("ft", 0.5f);
+    Kokkos::deep_copy(ftrig.span, static_cast<std::uint32_t>(n));
+    sieve::Population<Exec> qpop("step", exec, n);
+    const auto pq = sieve::planes(q.alive, q.x, q.y, q.z, q.id);
+    sieve_bench::Case st;
+    st.name = "step, " + std::to_string(static_cast<int>(kept * 100)) + "% kept";
+    st.primitive = "population";
+    st.n = n;
+    st.kept = kept;
+    st.baseline = "copy of the planes";
+    st.subject = "free functions";
+    st.variants.push_back(cs.variants.front()); // the copy, as above
+    st.variants.back().best = 1e30;
+    st.variants.push_back({"free functions",
+                           [&] {
+                             sieve::compact(exec, f.alive, fmap, fcount, fscratch, ftrig);
+                             sieve::reorder(exec, f.alive, fperm, finv, fmap, fcount, ftrig,
+                                            fscratch, f.alive, f.x, f.y, f.z, f.id);
+                             exec.fence();
+                           },
+                           [&] {
+                             Kokkos::deep_copy(exec, f.alive, mask);
+                             exec.fence();
+                           },
+                           0});
+    st.variants.push_back({"sieve::Population",
+                           [&] {
+                             qpop.compact_async(exec, q.alive);
+                             qpop.reorder(exec, pq);
+                             exec.fence();
+                           },
+                           [&] {
+                             Kokkos::deep_copy(exec, q.alive, mask);
+                             exec.fence();
+                           },
+                           0});
+    sieve_bench::runCase(st, reps);
+    sieve_bench::printCase(st);
   }
   return 0;
 }

@@ -7,6 +7,9 @@
 //   HostScan.MatchesReference/<case>_n<n>_<incl|excl>   every type x operator x init of the
 //                                                       case list below, over the given sizes
 //   HostScanMisc.UnsignedWraps / InPlace / DeterministicFloatingPoint
+//   HostScanFromFirst.MatchesReference / InPlace / SameFoldsAsSeeded
+//                    the inclusive scan without init of operators without
+//                    identity (Face::scanFromFirst): the first element starts the fold
 #pragma once
 
 #include "cases.hpp"
@@ -175,6 +178,124 @@ void scanDeterministicFloatingPoint() {
   }
 }
 
+/// Operators without identity(), for the scans without init (the first
+/// element starts the fold, as std::inclusive_scan(first, last, d, op)).
+/// The first nonzero operand: associative, not commutative.
+struct FirstNonZero {
+  template <class T>
+  SIEVE_INLINE T operator()(const T& a, const T& b) const {
+    return a != T(0) ? a : b;
+  }
+};
+/// The left operand: associative, not commutative; every output is in[0].
+struct LeftOp {
+  template <class T>
+  SIEVE_INLINE T operator()(const T& a, const T&) const {
+    return a;
+  }
+};
+/// max(a, b) without identity (a fold from T{} would lift negative inputs).
+struct MaxNoIdentity {
+  template <class T>
+  SIEVE_INLINE T operator()(const T& a, const T& b) const {
+    return a < b ? b : a;
+  }
+};
+/// a + b without identity.
+struct PlusNoIdentity {
+  template <class T>
+  SIEVE_INLINE T operator()(const T& a, const T& b) const {
+    return static_cast<T>(a + b);
+  }
+};
+
+/// The plain sequential inclusive scan from the first element.
+template <class T, class Op>
+std::vector<T> refScanFromFirst(const std::vector<T>& in, Op op) {
+  std::vector<T> out(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) out[i] = i == 0 ? in[0] : op(out[i - 1], in[i]);
+  return out;
+}
+
+/// Sizes around every face's block / tile (host 1024, portable 2048, CUDA
+/// 2304 and 1280 elements, single-pass 2816), and past two levels of block
+/// totals (portable 2048^2, CUDA 1280^2 for 8-byte values).
+inline const std::vector<std::int64_t>& fromFirstSizes() {
+  static const std::vector<std::int64_t> s{
+      0,    1,    2,    3,    31,     1023,    1024,
+      1025, 1279, 1280, 1281, 2047,   2048,    2049,
+      2303, 2304, 2305, 2817, 100003, 1638401, (std::int64_t(1) << 22) + 1};
+  return s;
+}
+
+/// Zeros with a few nonzeros after the first third (FirstNonZero's output
+/// changes once, past the first blocks), and a nonzero first element when
+/// `leading` (LeftOp's outputs are all in[0]).
+template <class T>
+std::vector<T> sparseNonZeros(std::int64_t n, bool leading) {
+  std::vector<T> v(static_cast<std::size_t>(n), T(0));
+  std::mt19937 g(static_cast<std::uint32_t>(n) + 11u);
+  for (std::int64_t i = n / 3; i < n; ++i)
+    if (g() % 64u == 0u) v[static_cast<std::size_t>(i)] = static_cast<T>(1 + g() % 97u);
+  if (leading && n > 0) v[0] = T(-5);
+  return v;
+}
+
+template <class Face, class T, class Op>
+void fromFirstCheck(const std::vector<T>& in, Op op, bool inPlace, const char* what) {
+  SCOPED_TRACE(std::string(what) + " n=" + std::to_string(in.size()));
+  const auto ref = refScanFromFirst(in, op);
+  forEachConfig<Face>([&] {
+    const auto out = Face::scanFromFirst(in, op, inPlace);
+    ASSERT_EQ(out.size(), ref.size());
+    ASSERT_EQ(0, compareBytes(out.data(), ref.data(), ref.size() * sizeof(T)));
+  });
+}
+
+/// Every operator without identity at every size, against the reference.
+template <class Face>
+void fromFirstMatchesReference() {
+  for (const std::int64_t n : fromFirstSizes()) {
+    fromFirstCheck<Face>(sparseNonZeros<std::int32_t>(n, false), FirstNonZero{}, false,
+                         "int32 first nonzero");
+    fromFirstCheck<Face>(sparseNonZeros<std::int64_t>(n, true), LeftOp{}, false, "int64 left");
+    fromFirstCheck<Face>(smallInts<std::int32_t>(n, 3), XorOp{}, false, "int32 xor");
+    fromFirstCheck<Face>(affineMaps(n, 23), Affine{}, false, "uint64 affine");
+    fromFirstCheck<Face>(smallInts<std::int8_t>(n, 5), MaxNoIdentity{}, false, "int8 max");
+    fromFirstCheck<Face>(smallInts<double>(n, 6), PlusNoIdentity{}, false, "double plus");
+    fromFirstCheck<Face>(smallInts<float>(n, 7), AbsMaxOp{}, false, "float absmax");
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+template <class Face>
+void fromFirstInPlace() {
+  for (const std::int64_t n : {std::int64_t(1), std::int64_t(2049), std::int64_t(300007)}) {
+    fromFirstCheck<Face>(affineMaps(n, 24), Affine{}, true, "uint64 affine");
+    fromFirstCheck<Face>(smallInts<std::int32_t>(n, 8), MaxNoIdentity{}, true, "int32 max");
+    fromFirstCheck<Face>(sparseNonZeros<std::int32_t>(n, true), LeftOp{}, true, "int32 left");
+  }
+}
+
+/// The fold order of a scan without init is the seeded one with init left
+/// out: on random doubles (inexact sums), a sum without identity gives the
+/// bits of sieve::Sum from init -0.0 (-0.0 + x == x exactly), on each face.
+template <class Face>
+void fromFirstSameFoldsAsSeeded() {
+  for (const std::int64_t n : {std::int64_t(2049), std::int64_t(1) << 20, std::int64_t(2000003)}) {
+    std::mt19937 g(static_cast<std::uint32_t>(n) + 5u);
+    std::uniform_real_distribution<double> d(-1.0, 1.0);
+    std::vector<double> in(static_cast<std::size_t>(n));
+    for (auto& x : in) x = d(g);
+    forEachConfig<Face>([&] {
+      const auto a = Face::scanFromFirst(in, PlusNoIdentity{}, false);
+      const auto b = Face::scan(in, -0.0, true, sieve::Sum{}, false);
+      ASSERT_EQ(a.size(), b.size());
+      ASSERT_EQ(0, compareBytes(a.data(), b.data(), a.size() * sizeof(double))) << "n=" << n;
+    });
+  }
+}
+
 } // namespace sieve_test
 
 #define SIEVE_SCAN_SUITE(Suite, Face, Sizes)                                                  \
@@ -196,5 +317,17 @@ void scanDeterministicFloatingPoint() {
   TEST(Suite##Misc, DeterministicFloatingPoint) {                                             \
     SIEVE_FACE_REQUIRED(Face);                                                                \
     ::sieve_test::scanDeterministicFloatingPoint<Face>();                                     \
+  }                                                                                           \
+  TEST(Suite##FromFirst, MatchesReference) {                                                  \
+    SIEVE_FACE_REQUIRED(Face);                                                                \
+    ::sieve_test::fromFirstMatchesReference<Face>();                                          \
+  }                                                                                           \
+  TEST(Suite##FromFirst, InPlace) {                                                           \
+    SIEVE_FACE_REQUIRED(Face);                                                                \
+    ::sieve_test::fromFirstInPlace<Face>();                                                   \
+  }                                                                                           \
+  TEST(Suite##FromFirst, SameFoldsAsSeeded) {                                                 \
+    SIEVE_FACE_REQUIRED(Face);                                                                \
+    ::sieve_test::fromFirstSameFoldsAsSeeded<Face>();                                         \
   }                                                                                           \
   static_assert(true, "")

@@ -73,5 +73,34 @@ void misuse() {
 #elif SIEVE_CASE == 18 // reorder of a rank-3 plane (rank 1, or rank 2: a row per sample)
   Kokkos::View<double* [3][2]> cube("cube", 1);
   sieve::reorder(exec, mask, perm, inv, map, count, count, count, scratch, mask, cube);
+#elif SIEVE_CASE == 19 // an exclusive scan without init, its operator without identity
+  // (an inclusive scan starts from in(0) then; an exclusive one has no value for out(0))
+  struct NoIdentity {
+    KOKKOS_INLINE_FUNCTION int operator()(int p, int q) const { return p ^ q; }
+  };
+  sieve::exclusive_scan(exec, a, a, NoIdentity{});
+#elif SIEVE_CASE == 20 // a const plane in a Population's restore
+  float buffer[1] = {0.0f};
+  Kokkos::View<const float*, Kokkos::MemoryTraits<Kokkos::Unmanaged>> constPlane(buffer, 1);
+  sieve::Population<Exec> pop("p", exec, 1);
+  pop.restore(exec, sieve::planes(mask, constPlane));
+#elif SIEVE_CASE == 21 // a Population's asynchronous compaction of a mask of doubles
+  sieve::Population<Exec> pop("p", exec, 1);
+  pop.compact_async(exec, x);
+#elif SIEVE_CASE == 22 // a Population's asynchronous spawn into int64 slots
+  sieve::Population<Exec> pop("p", exec, 1);
+  Kokkos::View<std::int64_t*> slots64("slots64", 1);
+  pop.spawn_async(exec, pop.count(), slots64);
+#elif SIEVE_CASE == 23 // a Graph's reorder of a plane set with a const plane
+  float buffer[1] = {0.0f};
+  Kokkos::View<const float*, Kokkos::MemoryTraits<Kokkos::Unmanaged>> constPlane(buffer, 1);
+  sieve::Population<Exec> pop("p", exec, 1);
+  sieve::Graph<Exec> g;
+  g.reorder(pop, sieve::planes(mask, constPlane));
+#elif SIEVE_CASE == 24 // a Graph's spawn into int64 slots
+  sieve::Population<Exec> pop("p", exec, 1);
+  sieve::Graph<Exec> g;
+  Kokkos::View<std::int64_t*> slots64("slots64", 1);
+  g.spawn(pop, pop.count(), slots64);
 #endif
 }

@@ -4,7 +4,7 @@
 // Sweeps n (small, block and tile boundaries of every face, powers of two,
 // INT32_MAX and a few hundred random sizes) and every host team size 1..256,
 // and checks that each region of each face's layout lies inside the scratch
-// the size rule promises (compactScratchBytes(n), reorderScratchBytes(n, e)),
+// the size rule promises (compact_scratch_bytes(n), reorder_scratch_bytes(n, e)),
 // is aligned for its elements, and shares no byte with the regions the same
 // face uses at the same time. No Kokkos, no device: pure arithmetic.
 #include <sieve/core/layout.hpp>
@@ -107,7 +107,7 @@ TEST(Layout, SizesCoverEveryBoundary) {
 
 TEST(Layout, CompactRegionsFitAndDoNotOverlap) {
   for (const std::int64_t n : sizes()) {
-    const std::size_t limit = sieve::compactScratchBytes(n);
+    const std::size_t limit = sieve::compact_scratch_bytes(n);
     // Host twin: its counts, for every team it can run with.
     for (int t = 1; t <= kMaxThreads; ++t) {
       const int threads = hostTeam(n, Tuning::Host::kCompactMinPerThread, t);
@@ -148,6 +148,19 @@ TEST(Layout, CompactRegionsFitAndDoNotOverlap) {
     portable.add("portable live", CompactLayout::portableTileLive(ntiles), 4);
     portable.add("portable off", CompactLayout::portableTileOff(ntiles), 4);
     EXPECT_EQ(CompactLayout::portableTileOff(ntiles).bytes, 4u * ntiles);
+    // ... and the keep bits its count phase saves, after them (where they
+    // fit: every n but 1).
+    const ScratchRegion gbits = CompactLayout::portableBits(n);
+    if (n != 1) {
+      EXPECT_EQ(gbits.bytes, 4u * sieve::Impl::groups32(n)) << "n = " << n;
+    } else {
+      EXPECT_EQ(gbits.bytes, 0u);
+    }
+    if (gbits.bytes > 0) portable.add("portable bits", gbits, 4);
+    // Portable, sequential: the keep bits alone.
+    Check sequential{n, 0, limit, {}};
+    sequential.add("sequential bits", CompactLayout::sequentialBits(n), 4);
+    EXPECT_EQ(CompactLayout::sequentialBits(n).bytes, 4u * sieve::Impl::groups32(n));
   }
 }
 
@@ -156,7 +169,7 @@ TEST(Layout, ReorderRegionsFitAndDoNotOverlap) {
     const std::int64_t words = ReorderLayout::words(n);
     ASSERT_EQ(words, (n + 31) / 32);
     // The staging plane starts past the compaction scratch, 16-byte aligned.
-    EXPECT_GE(ReorderLayout::stage(n, 1).offset, sieve::compactScratchBytes(n));
+    EXPECT_GE(ReorderLayout::stage(n, 1).offset, sieve::compact_scratch_bytes(n));
     // What the CUDA scan of the word counts writes fits its region.
     EXPECT_LE(sieve::Impl::scanBlockSumsElems(words, Tuning::Cuda::kScanTile<std::uint32_t>),
               sieve::scanScratchElems(words))
@@ -168,7 +181,7 @@ TEST(Layout, ReorderRegionsFitAndDoNotOverlap) {
               ReorderLayout::scanSums(n).bytes)
         << "n = " << n;
     for (const std::uint32_t e : kElemSizes) {
-      const std::size_t limit = sieve::reorderScratchBytes(n, e);
+      const std::size_t limit = sieve::reorder_scratch_bytes(n, e);
       // Every plane a reorder with widest element e moves has its stage inside.
       for (const std::uint32_t w : kElemSizes) {
         if (w > std::max(e, 4u)) continue;
@@ -192,6 +205,28 @@ TEST(Layout, ReorderRegionsFitAndDoNotOverlap) {
         host.add("bits", ReorderLayout::bits(n), 4);
         host.add("host shared", ReorderLayout::hostShared(n, threads), 4);
         host.add("stage", ReorderLayout::stage(n, e), 16);
+      }
+      // Portable: a second staging plane of every element size up to 8
+      // bytes beside the keep bits, word offsets, kept count and the stage
+      // (a reorder); beside the stage alone (a restore). None for 16 bytes.
+      for (const std::uint32_t w : kElemSizes) {
+        if (w > std::max(e, 4u)) continue;
+        const ScratchRegion pair = ReorderLayout::pairStage(n, ReorderLayout::cnt(n).end(), w);
+        const ScratchRegion pair0 = ReorderLayout::pairStage(n, 0, w);
+        if (n >= 2 && w <= 8) {
+          EXPECT_EQ(pair.bytes, std::size_t(w) * n) << "n = " << n << ", w = " << w;
+          EXPECT_EQ(pair0.bytes, std::size_t(w) * n) << "n = " << n << ", w = " << w;
+        }
+        if (w == 16 || n < 2) EXPECT_EQ(pair.bytes, 0u) << "n = " << n << ", w = " << w;
+        Check pairs{n, 0, limit, {}};
+        pairs.add("bits", ReorderLayout::bits(n), 4);
+        pairs.add("wordOff", ReorderLayout::wordOff(n), 4);
+        pairs.add("cnt", ReorderLayout::cnt(n), 4);
+        if (pair.bytes > 0) pairs.add("pair stage", pair, 16);
+        pairs.add("stage", ReorderLayout::stage(n, e), 16);
+        Check restore{n, 0, limit, {}};
+        if (pair0.bytes > 0) restore.add("pair stage", pair0, 16);
+        restore.add("stage", ReorderLayout::stage(n, e), 16);
       }
       Check hostMax{n, ReorderLayout::hostMaxThreads(n), limit, {}};
       hostMax.add("bits", ReorderLayout::bits(n), 4);
@@ -255,7 +290,8 @@ TEST(Layout, CudaSinglePassScanFitsTheScanScratch) {
   std::vector<std::int64_t> ns;
   for (std::int64_t n = 1; n <= 16 * wideTile + 1; ++n) ns.push_back(n);
   for (const std::int64_t n : sizes()) ns.push_back(n);
-  for (const std::int64_t n : {std::int64_t(1) << 26, std::int64_t(1) << 28, sieve::kCompactMaxSamples})
+  for (const std::int64_t n :
+       {std::int64_t(1) << 26, std::int64_t(1) << 28, sieve::kCompactMaxSamples})
     ns.push_back(n);
   for (const std::int64_t n : ns) {
     const std::int64_t tiles = ScanLookBackLayout::tiles(n, tile);

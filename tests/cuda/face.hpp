@@ -35,7 +35,7 @@ struct DevicePopulation {
       : n(static_cast<std::int64_t>(s.perm.size())), maskPlane(s.maskPlane),
         perm(s.perm.size() * 4), inv(s.inv.size() * 4), map(s.map.size() * 4), words(16),
         scratch(
-            sieve::reorderScratchBytes(static_cast<std::int64_t>(s.perm.size()), maxElemOf(s))) {
+            sieve::reorder_scratch_bytes(static_cast<std::int64_t>(s.perm.size()), maxElemOf(s))) {
     for (const auto& p : s.planes) {
       planes.push_back(std::make_unique<DeviceBytes>(p.bytes.size()));
       desc.push_back({planes.back()->get(), p.elem});
@@ -67,7 +67,7 @@ struct DevicePopulation {
     s.fire = hw[2];
     EXPECT_TRUE(perm.guardIntact() && inv.guardIntact() && map.guardIntact())
         << "perm / inv / index map written past n";
-    EXPECT_TRUE(scratch.guardIntact()) << "scratch written past reorderScratchBytes";
+    EXPECT_TRUE(scratch.guardIntact()) << "scratch written past reorder_scratch_bytes";
   }
   std::uint32_t* word(int k) const { return words.get<std::uint32_t>() + k; }
   void reorder(bool drop, bool useFire, cudaStream_t s) {
@@ -97,7 +97,7 @@ struct CudaFace {
   static CompactOut compact(const CompactIn& in) {
     const auto n = static_cast<std::int64_t>(in.mask.size());
     DeviceBytes dmask(in.mask.size() + in.maskOffset), map(in.mask.size() * 4),
-        scratch(sieve::compactScratchBytes(n)), words(16, 0xEE);
+        scratch(sieve::compact_scratch_bytes(n)), words(16, 0xEE);
     if (!in.mask.empty())
       SIEVE_CUDA_CHECK(cudaMemcpy(dmask.get<unsigned char>() + in.maskOffset, in.mask.data(),
                                   in.mask.size(), cudaMemcpyHostToDevice));
@@ -109,7 +109,7 @@ struct CudaFace {
                          in.drop ? sieve::kCompactMaskIsDrop : 0u, map.get<std::int32_t>(), w,
                          scratch.get(), n, nullptr, in.trigger ? &trig : nullptr);
     EXPECT_TRUE(map.guardIntact()) << "index map written past n";
-    EXPECT_TRUE(scratch.guardIntact()) << "scratch written past compactScratchBytes(n)";
+    EXPECT_TRUE(scratch.guardIntact()) << "scratch written past compact_scratch_bytes(n)";
     const auto hw = words.download<std::uint32_t>(4);
     CompactOut o;
     o.map = map.download<std::int32_t>(in.mask.size());
@@ -142,6 +142,27 @@ struct CudaFace {
     if (inclusive)
       sieve::cuda::Scan::enqueue<T, Op, true>(din.get<T>(), out, sums.get<T>(), n, init, 0, op);
     else sieve::cuda::Scan::enqueue<T, Op, false>(din.get<T>(), out, sums.get<T>(), n, init, 0, op);
+    return scanResult(in, din, dout, sums, inPlace);
+  }
+
+  /// The inclusive scan without init (Seeded = false): the fold starts from
+  /// in[0], as std::inclusive_scan(first, last, d, op).
+  template <class T, class Op>
+  static std::vector<T> scanFromFirst(const std::vector<T>& in, Op op, bool inPlace) {
+    const auto n = static_cast<std::int64_t>(in.size());
+    DeviceBytes din(in.size() * sizeof(T), 0x5A), dout(in.size() * sizeof(T), 0x5A),
+        sums(std::max<std::size_t>(1, in.size()) * sizeof(T)); // the contract: n elements
+    if (!in.empty()) din.upload(in);
+    T* out = inPlace ? din.get<T>() : dout.get<T>();
+    sieve::cuda::Scan::enqueue<T, Op, true, false>(din.get<T>(), out, sums.get<T>(), n, T(), 0, op);
+    return scanResult(in, din, dout, sums, inPlace);
+  }
+
+  /// The checks after a scan (nothing written past the arrays, the input
+  /// kept out of place) and its result, downloaded.
+  template <class T>
+  static std::vector<T> scanResult(const std::vector<T>& in, DeviceBytes& din, DeviceBytes& dout,
+                                   DeviceBytes& sums, bool inPlace) {
     EXPECT_TRUE(sums.guardIntact()) << "blockSums written past n elements";
     EXPECT_TRUE((inPlace ? din : dout).guardIntact()) << "out written past n elements";
     if (!inPlace) {

@@ -22,7 +22,7 @@ SIEVE_COMPACT_SUITE(CudaCompact, CudaFace);
 TEST(CudaCompactNative, GraphCaptureAndReplayWithNewMasks) {
   SIEVE_REQUIRE_DEVICE();
   const std::int64_t n = 1 << 20;
-  DeviceBytes mask(n), map(n * 4), scratch(sieve::compactScratchBytes(n)), words(16, 0);
+  DeviceBytes mask(n), map(n * 4), scratch(sieve::compact_scratch_bytes(n)), words(16, 0);
   cudaStream_t s;
   SIEVE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   auto* w = words.get<std::uint32_t>();
@@ -71,11 +71,11 @@ TEST(CudaCompactNative, ManyTilesAndTheLargestBatch) {
   SIEVE_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
   const std::int64_t n = std::numeric_limits<std::int32_t>::max();
   const std::size_t need =
-      static_cast<std::size_t>(n) * 5 + sieve::compactScratchBytes(n) + (1u << 20);
+      static_cast<std::size_t>(n) * 5 + sieve::compact_scratch_bytes(n) + (1u << 20);
   if (freeBytes < need) GTEST_SKIP() << "n = INT32_MAX needs " << need << " bytes of device memory";
   // Keep every 7th sample, and the last one.
   DeviceBytes mask(n, 0), map(static_cast<std::size_t>(n) * 4),
-      scratch(sieve::compactScratchBytes(n)), words(16, 0);
+      scratch(sieve::compact_scratch_bytes(n)), words(16, 0);
   {
     std::vector<std::uint8_t> chunk(std::size_t(1) << 26);
     for (std::int64_t at = 0; at < n; at += static_cast<std::int64_t>(chunk.size())) {

@@ -43,7 +43,7 @@ int main(int argc, char* argv[]) {
   std::vector<std::uint8_t> m(1000, 0);
   for (std::size_t i = 0; i < m.size(); i += 7) m[i] = 1;
   std::vector<std::int32_t> idx(m.size());
-  std::vector<unsigned char> s(sieve::compactScratchBytes(1000));
+  std::vector<unsigned char> s(sieve::compact_scratch_bytes(1000));
   std::uint32_t c = 0;
   sieve::compactHost(m.data(), 0u, idx.data(), &c, s.data(), 1000);
   ok = ok && c == 143 && idx[142] == 994;

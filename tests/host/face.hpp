@@ -73,7 +73,7 @@ struct HostFace {
   static CompactOut compact(const CompactIn& in) {
     const auto n = static_cast<std::int64_t>(in.mask.size());
     Guarded mask(in.mask.size() + in.maskOffset), map(in.mask.size() * 4),
-        scratch(sieve::compactScratchBytes(n));
+        scratch(sieve::compact_scratch_bytes(n));
     copyBytes(mask.data() + in.maskOffset, in.mask.data(), in.mask.size()); // 0x5A before it
     CompactOut o;
     o.count = o.live32 = o.fire = kWordSentinel;
@@ -83,7 +83,7 @@ struct HostFace {
                        in.drop ? sieve::kCompactMaskIsDrop : 0u, map.as<std::int32_t>(), &o.count,
                        scratch.data(), n, in.trigger ? &trig : nullptr);
     EXPECT_TRUE(map.guardIntact()) << "index map written past n";
-    EXPECT_TRUE(scratch.guardIntact()) << "scratch written past compactScratchBytes(n)";
+    EXPECT_TRUE(scratch.guardIntact()) << "scratch written past compact_scratch_bytes(n)";
     EXPECT_TRUE(mask.guardIntact()) << "mask written";
     o.map.assign(map.as<std::int32_t>(), map.as<std::int32_t>() + n);
     return o;
@@ -98,8 +98,8 @@ struct HostFace {
     explicit Buffers(const RefState& s)
         : n(static_cast<std::int64_t>(s.perm.size())), perm(s.perm.size() * 4, s.perm.data()),
           inv(s.inv.size() * 4, s.inv.data()), map(s.map.size() * 4, s.map.data()),
-          scratch(
-              sieve::reorderScratchBytes(static_cast<std::int64_t>(s.perm.size()), maxElemOf(s))) {
+          scratch(sieve::reorder_scratch_bytes(static_cast<std::int64_t>(s.perm.size()),
+                                               maxElemOf(s))) {
       for (const auto& p : s.planes) {
         planes.push_back(std::make_unique<Guarded>(p.bytes.size(), p.bytes.data()));
         desc.push_back({planes.back()->data(), p.elem});
@@ -115,7 +115,7 @@ struct HostFace {
       copyBytes(s.map.data(), map.data(), s.map.size() * 4);
       EXPECT_TRUE(perm.guardIntact() && inv.guardIntact() && map.guardIntact())
           << "perm / inv / index map written past n";
-      EXPECT_TRUE(scratch.guardIntact()) << "scratch written past reorderScratchBytes";
+      EXPECT_TRUE(scratch.guardIntact()) << "scratch written past reorder_scratch_bytes";
     }
   };
 
@@ -146,6 +146,20 @@ struct HostFace {
     if (inclusive)
       sieve::cpu::Scan::scan<T, Op, true>(team(), src, out.data(), bs.data(), n, init, op);
     else sieve::cpu::Scan::scan<T, Op, false>(team(), src, out.data(), bs.data(), n, init, op);
+    EXPECT_EQ(bs[in.size()], T(55)) << "blockSums written past n elements";
+    return out;
+  }
+
+  /// The inclusive scan without init (Seeded = false): the fold starts from
+  /// in[0], as std::inclusive_scan(first, last, d, op).
+  template <class T, class Op>
+  static std::vector<T> scanFromFirst(const std::vector<T>& in, Op op, bool inPlace) {
+    const auto n = static_cast<std::int64_t>(in.size());
+    std::vector<T> out = inPlace ? in : std::vector<T>(in.size(), T(77));
+    std::vector<T> bs(in.size() + 1, T(55)); // the contract: n elements
+    const T* src = inPlace ? out.data() : in.data();
+    sieve::cpu::Scan::scan<T, Op, true, sieve::Tuning::Host::kScanBlock, false>(
+        team(), src, out.data(), bs.data(), n, T(), op);
     EXPECT_EQ(bs[in.size()], T(55)) << "blockSums written past n elements";
     return out;
   }

@@ -29,7 +29,7 @@ TEST(HostCompactNative, EmptyBatchWithNullPointers) {
 TEST(HostCompactNative, RejectsBadArguments) {
   std::vector<std::uint8_t> mask(64, 1);
   std::vector<std::int32_t> map(64);
-  std::vector<unsigned char> scratch(sieve::compactScratchBytes(64));
+  std::vector<unsigned char> scratch(sieve::compact_scratch_bytes(64));
   std::uint32_t count = 0, live = 0, fire = 0, span = 64;
   auto call = [&](const std::uint8_t* m, std::uint32_t flags, std::int32_t* mp, std::uint32_t* cnt,
                   void* s, std::int64_t n, const sieve::ReorderTrigger* t = nullptr) {
@@ -58,7 +58,7 @@ TEST(HostCompactNative, RejectsBadArguments) {
     EXPECT_THROW(call(mask.data(), 0, map.data(), &count, scratch.data(), 64, t),
                  std::invalid_argument);
   // Mask, index map, scratch and count must not share a byte.
-  std::vector<unsigned char> arena(sieve::compactScratchBytes(64) + 64 * 5 + 64);
+  std::vector<unsigned char> arena(sieve::compact_scratch_bytes(64) + 64 * 5 + 64);
   auto* aMask = arena.data();
   auto* aMap = reinterpret_cast<std::int32_t*>(arena.data() + 64);
   void* aScratch = arena.data() + 64 + 256;

@@ -33,7 +33,7 @@ TEST(HostReorderNative, RejectsBadArguments) {
   const std::int64_t n = 64;
   alignas(16) static unsigned char buf[64 * 16 * 4];
   std::vector<std::int32_t> perm(n), inv(n), map(n);
-  std::vector<unsigned char> store(sieve::reorderScratchBytes(n, 16) + 16);
+  std::vector<unsigned char> store(sieve::reorder_scratch_bytes(n, 16) + 16);
   void* scratch = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   std::uint32_t count = 0, span = n, fire = 1;
   auto* mask = buf;            // 64 bytes

@@ -42,6 +42,38 @@ TEST(HostScanNative, OtherBlockSizes) {
   EXPECT_EQ(out, refScan(in, sieve::Max{}, std::int64_t(-100), false));
 }
 
+// Seeded = false: the fold starts from in[0] (std::inclusive_scan without
+// init), across many blocks and several rounds (small blocks), on teams of 1
+// to 4 threads, and called from inside a parallel region (work sharing).
+TEST(HostScanNative, FromFirstSmallBlocksAndTeams) {
+  using S = sieve::cpu::Scan;
+  const std::int64_t n = 300007;
+  const auto maps = affineMaps(n, 31);
+  const auto ref = refScanFromFirst(maps, Affine{});
+  for (int t : {1, 2, 3, 4}) {
+    SCOPED_TRACE(std::to_string(t) + " threads");
+    std::vector<std::uint64_t> out(maps.size(), 7u), bs(maps.size(), 7u);
+    S::scan<std::uint64_t, Affine, true, 7, false>(sieve::HostTeam{t}, maps.data(), out.data(),
+                                                   bs.data(), n, 0u, Affine{});
+    EXPECT_EQ(out, ref);
+    out = maps; // in place
+    S::scan<std::uint64_t, Affine, true, 64, false>(sieve::HostTeam{t}, out.data(), out.data(),
+                                                    bs.data(), n, 0u, Affine{});
+    EXPECT_EQ(out, ref);
+  }
+  std::vector<std::uint64_t> out(maps.size()), bs(maps.size());
+#pragma omp parallel num_threads(2)
+  S::scan<std::uint64_t, Affine, true, 7, false>(maps.data(), out.data(), bs.data(), n, 0u,
+                                                 Affine{});
+  EXPECT_EQ(out, ref);
+  // a 32-bit integer sum (the vectorised loop) from in[0]
+  const auto ints = smallInts<std::int32_t>(n, 4);
+  std::vector<std::int32_t> sum(ints.size()), bs32(ints.size());
+  S::scan<std::int32_t, sieve::Sum, true, sieve::Tuning::Host::kScanBlock, false>(
+      sieve::HostTeam{3}, ints.data(), sum.data(), bs32.data(), n, 1000, sieve::Sum{});
+  EXPECT_EQ(sum, refScanFromFirst(ints, sieve::Sum{})) << "init must be ignored";
+}
+
 TEST(HostScanNative, RejectsBadArguments) {
   std::vector<std::int32_t> a(100), b(100), s(100);
   using S = sieve::cpu::Scan;

@@ -291,17 +291,62 @@ struct KokkosFace {
   template <class T, class Op>
   static std::vector<T> scan(const std::vector<T>& in, T init, bool inclusive, Op op,
                              bool inPlace) {
-    const auto n = in.size();
-    const void* src = in.empty() ? nullptr : in.data();
     T fold = init;
     for (const auto& x : in) fold = op(fold, x);
+    return threeForms<T>(
+        in, fold, inPlace,
+        [&](const auto& exec, const auto& i, const auto& o) {
+          if (inclusive) sieve::inclusive_scan(exec, i, o, op, init);
+          else sieve::exclusive_scan(exec, i, o, init, op);
+        },
+        [&](const auto& exec, const auto& i, const auto& o, const auto& scratch,
+            const auto& total) {
+          if (inclusive) sieve::inclusive_scan(exec, i, o, op, init, scratch, total);
+          else sieve::exclusive_scan(exec, i, o, init, op, scratch, total);
+        },
+        [&](const auto& i, const auto& o) {
+          return inclusive ? sieve::inclusive_scan(i, o, op, init)
+                           : sieve::exclusive_scan(i, o, init, op);
+        });
+  }
+
+  /// The inclusive scan without init of an operator without identity (the
+  /// fold starts from in(0), as std::inclusive_scan(first, last, d, op)), on
+  /// the same three forms as scan(), compared; the totals against the
+  /// sequential fold from in[0] (T{} when n == 0; as expectTotal).
+  template <class T, class Op>
+  static std::vector<T> scanFromFirst(const std::vector<T>& in, Op op, bool inPlace) {
+    T fold{};
+    for (std::size_t i = 0; i < in.size(); ++i) fold = i == 0 ? in[0] : op(fold, in[i]);
+    return threeForms<T>(
+        in, fold, inPlace,
+        [&](const auto& exec, const auto& i, const auto& o) {
+          sieve::inclusive_scan(exec, i, o, op);
+        },
+        [&](const auto& exec, const auto& i, const auto& o, const auto& scratch,
+            const auto& total) {
+          Kokkos::deep_copy(total, T(99));
+          sieve::inclusive_scan(exec, i, o, op, scratch, total);
+        },
+        [&](const auto& i, const auto& o) { return sieve::inclusive_scan(i, o, op); });
+  }
+
+ private:
+  /// One scan's three forms on `in`, compared byte for byte, their totals
+  /// against `fold`: `onExec(exec, in, out)` allocating on an instance,
+  /// `withScratch(exec, in, out, scratch, total)` with caller scratch behind
+  /// a guard and a total View, `fenced(in, out)` without an instance,
+  /// returning the total (not in place). Returns the first form's output.
+  template <class T, class OnExec, class WithScratch, class Fenced>
+  static std::vector<T> threeForms(const std::vector<T>& in, const T& fold, bool inPlace,
+                                   const OnExec& onExec, const WithScratch& withScratch,
+                                   const Fenced& fenced) {
+    const auto n = in.size();
+    const void* src = in.empty() ? nullptr : in.data();
     TestExec exec;
     // 1. allocating, on the instance
     GuardedView<T> a("in", n, src), aOut("out", n);
-    const auto aIn = a.view();
-    const auto aDst = inPlace ? a.view() : aOut.view();
-    if (inclusive) sieve::inclusive_scan(exec, aIn, aDst, op, init);
-    else sieve::exclusive_scan(exec, aIn, aDst, init, op);
+    onExec(exec, a.view(), inPlace ? a.view() : aOut.view());
     exec.fence();
     const auto firstBytes = (inPlace ? a : aOut).checked("out");
     if (!inPlace)
@@ -310,10 +355,7 @@ struct KokkosFace {
     GuardedView<T> b("in", n, src), bOut("out", n);
     GuardedView<T> scratch("scratch", sieve::scan_scratch_size<T>(static_cast<std::int64_t>(n)));
     Kokkos::View<T, TestMem> total("total");
-    const auto bIn = b.view();
-    const auto bDst = inPlace ? b.view() : bOut.view();
-    if (inclusive) sieve::inclusive_scan(exec, bIn, bDst, op, init, scratch.view(), total);
-    else sieve::exclusive_scan(exec, bIn, bDst, init, op, scratch.view(), total);
+    withScratch(exec, b.view(), inPlace ? b.view() : bOut.view(), scratch.view(), total);
     exec.fence();
     EXPECT_TRUE((inPlace ? b : bOut).checked("out") == firstBytes)
         << "caller scratch and total: other bytes than the allocating form";
@@ -324,8 +366,7 @@ struct KokkosFace {
     // 3. fencing, without an instance (on TestExec: the Views' space): returns the total
     if (!inPlace) {
       GuardedView<T> cOut("out", n);
-      const T r = inclusive ? sieve::inclusive_scan(a.view(), cOut.view(), op, init)
-                            : sieve::exclusive_scan(a.view(), cOut.view(), init, op);
+      const T r = fenced(a.view(), cOut.view());
       expectTotal(r, fold, n, "returned total");
       EXPECT_TRUE(cOut.checked("out") == firstBytes)
           << "the fencing form: other bytes than the form on an instance";

@@ -131,8 +131,8 @@ Outputs runHostTwins(const Input& in) {
   std::vector<std::int32_t> map(static_cast<std::size_t>(n), -1), perm(map.size()), inv(map.size());
   std::iota(perm.begin(), perm.end(), 0);
   inv = perm;
-  std::vector<unsigned char> cs(sieve::compactScratchBytes(n) + 16);
-  std::vector<unsigned char> rsStore(sieve::reorderScratchBytes(n, 16) + 16);
+  std::vector<unsigned char> cs(sieve::compact_scratch_bytes(n) + 16);
+  std::vector<unsigned char> rsStore(sieve::reorder_scratch_bytes(n, 16) + 16);
   void* rs = rsStore.data() + (16 - reinterpret_cast<std::uintptr_t>(rsStore.data()) % 16) % 16;
   std::uint32_t count = 0, live = 0, fire = 0, span = static_cast<std::uint32_t>(n);
   sieve::ReorderTrigger trig{&live, &span, &fire, 0.4f};

@@ -749,7 +749,7 @@ TEST(FindallMisuse, InsideAParallelRegionThrows) {
   Kokkos::deep_copy(wide, std::uint8_t(1));
   DView<std::int32_t> map("map", 1000);
   Kokkos::View<std::uint32_t, TestMem> kept("kept");
-  DView<unsigned char> scratch("scratch", sieve::compactScratchBytes(1000));
+  DView<unsigned char> scratch("scratch", sieve::compact_scratch_bytes(1000));
   int stridedCaught = 0, contiguousRan = 0;
 #pragma omp parallel num_threads(2) reduction(+ : stridedCaught, contiguousRan)
   {

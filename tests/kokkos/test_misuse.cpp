@@ -161,12 +161,12 @@ TEST(NoSilentLoss, ConcurrentCallOnTheSameViewsThrows) {
   Bytes scratch("scratch", sieve::compact_scratch_bytes(n));
   TestExec exec;
   {
-    const sieve::Impl::CallClaims other("test", {map.data()}, {"index_map"});
+    const sieve::Impl::CallClaims other("test", {{map.data(), "index_map"}});
     expectInvalid([&] { sieve::compact(exec, mask, map, count, scratch); },
                   "index_map is in use by another Sieve call");
   }
   {
-    const sieve::Impl::CallClaims other("test", {scratch.data()}, {"scratch"});
+    const sieve::Impl::CallClaims other("test", {{scratch.data(), "scratch"}});
     auto otherMap = filled<std::int32_t>(n, -1, "other map");
     expectInvalid([&] { sieve::compact(exec, mask, otherMap, count, scratch); },
                   "scratch is in use by another Sieve call");
@@ -280,20 +280,23 @@ TEST(NoSilentLoss, EveryThreadOfAParallelRegion) {
 }
 
 // One contract for the scratch-size rules: the raw rules throw where their
-// snake_case twins do (before, compactScratchBytes(-5) returned 12 and
-// reorderScratchBytes(n, 3) sized a scratch no reorder accepts).
+// snake_case twins do (before, compact_scratch_bytes(-5) returned 12 and
+// reorder_scratch_bytes(n, 3) sized a scratch no reorder accepts).
 TEST(NoSilentLoss, ScratchRulesShareTheContract) {
-  expectInvalid([] { (void)sieve::compactScratchBytes(-5); }, "is negative");
+  // One spelling for every face (core/rules.hpp), checked on the host.
   expectInvalid([] { (void)sieve::compact_scratch_bytes(-5); }, "is negative");
-  expectInvalid([] { (void)sieve::compactScratchBytes(std::int64_t(1) << 31); },
+  expectInvalid([] { (void)sieve::compact_scratch_bytes(std::int64_t(1) << 31); },
                 "exceeds kCompactMaxSamples");
-  expectInvalid([] { (void)sieve::reorderScratchBytes(100, 3); }, "maxElemBytes = 3");
   expectInvalid([] { (void)sieve::reorder_scratch_bytes(100, 3); }, "max_elem_bytes = 3");
-  expectInvalid([] { (void)sieve::reorderScratchBytes(100, 0); }, "maxElemBytes = 0");
-  expectInvalid([] { (void)sieve::reorderScratchBytes(-1, 8); }, "is negative");
-  EXPECT_EQ(sieve::compactScratchBytes(10), sieve::compact_scratch_bytes(10));
-  EXPECT_EQ(sieve::reorderScratchBytes(10, 16), sieve::reorder_scratch_bytes(10, 16));
-  static_assert(sieve::compactScratchBytes(4) == 48,
+  expectInvalid([] { (void)sieve::reorder_scratch_bytes(100, 0); }, "max_elem_bytes = 0");
+  expectInvalid([] { (void)sieve::reorder_scratch_bytes(-1, 8); }, "is negative");
+  // The rules as documented: three int32 planes of max(n, 1); that rounded
+  // up to 16 bytes, then max(n, 1) elements of max(widest, 4) bytes.
+  EXPECT_EQ(sieve::compact_scratch_bytes(10), 3u * 4u * 10u);
+  EXPECT_EQ(sieve::compact_scratch_bytes(0), 3u * 4u);
+  EXPECT_EQ(sieve::reorder_scratch_bytes(10, 16), 128u + 10u * 16u);
+  EXPECT_EQ(sieve::reorder_scratch_bytes(10, 2), 128u + 10u * 4u);
+  static_assert(sieve::compact_scratch_bytes(4) == 48,
                 "the rule stays usable in constant expressions");
 }
 

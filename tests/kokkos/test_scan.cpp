@@ -58,3 +58,63 @@ TEST(KokkosScanApi, RejectsBadArguments) {
   expectInvalid([&] { sieve::inclusive_scan(TestExec(), overlapIn, overlap); },
                 "partially overlaps");
 }
+
+// The inclusive scan without init of an operator without identity(): the
+// first element starts the fold (std::inclusive_scan(first, last, d, op)).
+TEST(KokkosScanApi, NoIdentityStartsFromFirst) {
+  const std::int64_t n = 100003;
+  const auto host = smallInts<std::int32_t>(n, 9);
+  const auto ref = refScanFromFirst(host, MaxNoIdentity{});
+  // strided Views (the portable face on every space), with a label; all
+  // inputs negative (a fold from T{} = 0 would show)
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, TestMem> table("table", n, 2);
+  auto h = Kokkos::create_mirror_view(table);
+  for (std::int64_t i = 0; i < n; ++i) {
+    h(i, 0) = host[static_cast<std::size_t>(i)] - 9; // all negative
+    h(i, 1) = 0;
+  }
+  Kokkos::deep_copy(table, h);
+  auto col0 = Kokkos::subview(table, Kokkos::ALL, 0);
+  auto col1 = Kokkos::subview(table, Kokkos::ALL, 1);
+  Kokkos::View<std::int32_t, TestMem> total("total");
+  sieve::inclusive_scan("nonid", TestExec(), col0, col1, MaxNoIdentity{}, total);
+  std::vector<std::int32_t> neg(host);
+  for (auto& x : neg) x -= 9;
+  const auto negRef = refScanFromFirst(neg, MaxNoIdentity{});
+  EXPECT_EQ(toHost(col1), negRef);
+  EXPECT_EQ(toHost(col0), neg);
+  std::int32_t t = 0;
+  Kokkos::deep_copy(t, total);
+  EXPECT_EQ(t, negRef.back());
+  EXPECT_LT(t, 0);
+  // contiguous, the fencing form with a label: returns the total
+  const auto in = toDevice(host);
+  DView<std::int32_t> out("out", host.size());
+  EXPECT_EQ(sieve::inclusive_scan("nonid", in, out, MaxNoIdentity{}), ref.back());
+  EXPECT_EQ(toHost(out), ref);
+  // an init after the operator still seeds the fold
+  sieve::inclusive_scan(TestExec(), in, out, MaxNoIdentity{}, 100);
+  EXPECT_EQ(toHost(out), refScan(host, MaxNoIdentity{}, 100, true));
+  // n == 0: nothing written, the total is T{}
+  DView<std::int32_t> none("none", 0);
+  EXPECT_EQ(sieve::inclusive_scan(none, none, FirstNonZero{}), 0);
+  Kokkos::deep_copy(total, 7);
+  sieve::inclusive_scan(TestExec(), none, none, FirstNonZero{}, total);
+  Kokkos::deep_copy(t, total);
+  EXPECT_EQ(t, 0);
+}
+
+TEST(KokkosScanApi, NoIdentityRejectsBadArguments) {
+  const auto in = toDevice(smallInts<std::int32_t>(5000, 2));
+  DView<std::int32_t> out("out", 4999), good("good", 5000);
+  Kokkos::deep_copy(out, 3);
+  expectInvalid([&] { sieve::inclusive_scan(TestExec(), in, out, LeftOp{}); },
+                "out.extent(0) = 4999");
+  EXPECT_EQ(toHost(out), std::vector<std::int32_t>(4999, 3)) << "written before the throw";
+  DView<std::int32_t> shortSums("sums", 1);
+  expectInvalid([&] { sieve::inclusive_scan(TestExec(), in, good, LeftOp{}, shortSums); },
+                "scratch.extent(0) = 1");
+  Kokkos::View<std::int32_t, TestMem> empty;
+  expectInvalid([&] { sieve::inclusive_scan(TestExec(), in, good, LeftOp{}, empty); },
+                "total is an empty View");
+}

@@ -7,6 +7,7 @@
 
 #include <sieve/impl/args.hpp>
 #include <sieve/impl/common.hpp>
+#include <sieve/impl/constraints.hpp>
 #include <sieve/impl/faces.hpp>
 #include <sieve/trigger.hpp>
 
@@ -14,12 +15,8 @@
 
 namespace sieve {
 
-/// Bytes of scratch sieve::compact needs for `n` samples: three int32 planes
-/// of max(n, 1). O(1). Throws std::invalid_argument for n < 0 or n > INT32_MAX.
-inline std::size_t compact_scratch_bytes(std::int64_t n) {
-  Impl::checkSamples("sieve::compact_scratch_bytes", n);
-  return compactScratchBytes(n);
-}
+// The scratch sieve::compact needs: sieve::compact_scratch_bytes(n), the
+// rule every face shares (core/rules.hpp).
 
 namespace Impl {
 
@@ -69,25 +66,27 @@ void compactEntry(const Names& names, const Exec& exec, const Mask& mask, const 
   static_assert(rest == 3 || rest == 4,
                 "sieve::compact: the arguments are compact([label,] exec, mask[, polarity], "
                 "index_map, count, scratch[, trigger])");
-  static_assert(kViewOf<Exec, Mask, 1, std::uint8_t, false>,
-                "sieve::compact: 'mask' must be a rank-1 View of std::uint8_t accessible from the "
-                "execution space");
-  static_assert(kViewOf<Exec, Map, 1, std::int32_t, true>,
-                "sieve::compact: 'index_map' must be a writable rank-1 View of std::int32_t "
-                "accessible from the execution space");
-  static_assert(kViewOf<Exec, Count, 0, std::uint32_t, true>,
-                "sieve::compact: 'count' must be a writable rank-0 View of std::uint32_t "
-                "accessible from the execution space");
-  static_assert(kByteScratch<Exec, Scratch>,
-                "sieve::compact: 'scratch' must be a writable rank-1 View of bytes (std::byte, "
-                "char, unsigned char) accessible from the execution space");
-  static_assert(rest != 4 || kTriggerFor<Exec, Trig>,
-                "sieve::compact: the argument after 'scratch' must be a sieve::Trigger whose "
-                "words are accessible from the execution space");
-  constexpr bool ok = (rest == 3 || (rest == 4 && kTriggerFor<Exec, Trig>)) &&
-                      kViewOf<Exec, Mask, 1, std::uint8_t, false> &&
-                      kViewOf<Exec, Map, 1, std::int32_t, true> &&
-                      kViewOf<Exec, Count, 0, std::uint32_t, true> && kByteScratch<Exec, Scratch>;
+  constexpr bool maskOk = kMaskArg<Exec, Mask>;
+  constexpr bool mapOk = kSlotsArg<Exec, Map>;
+  constexpr bool countOk = kWordArg<Exec, Count>;
+  constexpr bool scratchOk = kByteScratch<Exec, Scratch>;
+  constexpr bool trigOk = rest != 4 || kTriggerFor<Exec, Trig>;
+  static_assert(maskOk,
+                "sieve::compact: 'mask' must be a rank-1 View of std::uint8_t accessible "
+                "from the execution space");
+  static_assert(mapOk,
+                "sieve::compact: 'index_map' must be a writable rank-1 View of "
+                "std::int32_t accessible from the execution space");
+  static_assert(countOk,
+                "sieve::compact: 'count' must be a writable rank-0 View of "
+                "std::uint32_t accessible from the execution space");
+  static_assert(scratchOk,
+                "sieve::compact: 'scratch' must be a writable rank-1 View of bytes "
+                "(std::byte, char, unsigned char) accessible from the execution space");
+  static_assert(trigOk,
+                "sieve::compact: the argument after 'scratch' must be a sieve::Trigger "
+                "whose words are accessible from the execution space");
+  constexpr bool ok = (rest == 3 || rest == 4) && maskOk && mapOk && countOk && scratchOk && trigOk;
   if constexpr (ok) {
     const std::uint32_t flags = flagsOf(polarityOf(args...));
     const auto& map = nth<p>(args...);
@@ -106,17 +105,18 @@ void compactEntry(const Names& names, const Exec& exec, const Mask& mask, const 
       fail(fn, "index_map.extent(0) = " + std::to_string(map.extent(0)) +
                    " is smaller than mask.extent(0) = " + std::to_string(n));
     // An empty batch addresses no scratch: an empty View is fine then.
-    checkScratch(fn, scratch, n == 0 ? 0 : compactScratchBytes(n), "compact_scratch_bytes(n)");
+    checkScratch(fn, scratch, n == 0 ? 0 : compact_scratch_bytes(n), "compact_scratch_bytes(n)");
     checkCompact(fn, mask.data(), flags, map.data(), count.data(), scratch.data(), n,
                  strideBytes(mask), strideBytes(map), trigPtr);
     const bool contiguousViews = contiguous(mask) && contiguous(map);
-    const CallClaims claims(fn, {map.data(), scratch.data()}, {"index_map", "scratch"});
-    const CallRegion region(names, faceFor<Exec, Primitive::Compact>(contiguousViews));
-    dispatch<Exec, Primitive::Compact>(contiguousViews, [&](auto face) {
-      constexpr Face F = decltype(face)::value;
-      Faces<F>::compact(exec, names, mask, flags, map, count.data(), scratch.data(), trigPtr, n);
-      if constexpr (rest == 4) coverKept<F>(exec, names, map, count, nth<p + 3>(args...));
-    });
+    runCall<Exec, Primitive::Compact>(
+        fn, names, contiguousViews, {{map.data(), "index_map"}, {scratch.data(), "scratch"}},
+        [&](auto face) {
+          constexpr Face F = decltype(face)::value;
+          Faces<F>::compact(exec, names, mask, flags, map, count.data(), scratch.data(), trigPtr,
+                            n);
+          if constexpr (rest == 4) coverKept<F>(exec, names, map, count, nth<p + 3>(args...));
+        });
   }
 }
 

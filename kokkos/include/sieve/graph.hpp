@@ -164,7 +164,7 @@ class Graph {
                  const deps& after) {
     auto& ps = pop.state("Graph::spawn");
     Population<ExecSpace>::checkSlots("sieve::Graph::spawn", slots);
-    const int slot = reserve("spawn", spawnScratchBytes(ps.n));
+    const int slot = reserve("spawn", Impl::spawnScratchBytes(ps.n));
     auto st = pop.s_;
     return add("spawn", after, slot, [st, k, slots](const ExecSpace& exec, const Scratch& s) {
       Population<ExecSpace>::spawnWith(*st, exec, s, k, slots,
@@ -297,10 +297,8 @@ class Graph {
   }
 
   void replay(const ExecSpace& exec) const {
-    const std::string region = "sieve::Graph[" + s_->label + "]";
-    Kokkos::Profiling::pushRegion(region);
+    const Impl::CallRegion region("sieve::Graph[" + s_->label + "]");
     for (const Node& nd : s_->nodes) nd.run(exec, nd.scratch);
-    Kokkos::Profiling::popRegion();
   }
 
 #if defined(KOKKOS_ENABLE_CUDA)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve — sieve::keys: move elements into key order in parallel, so that the
-// elements of every key are contiguous, then work on every key (seed 002,
-// VTK vtk::keys; SPEC §3).
+// elements of every key are contiguous, then work on every key (the model:
+// VTK's vtk::keys). The results (DenseKeys, SparseKeys, ReducedKeys,
+// Grouping) and DenseWorkspace are in <sieve/keys_results.hpp>.
 //
 //   DenseKeys  scatter_dense([label,] [exec,] input[, min_key, max_key], output)
 //   DenseKeys  scatter_dense([label,] exec, input, output, DenseWorkspace&)  (asynchronous)
@@ -50,10 +51,10 @@
 #include <sieve/impl/args.hpp>
 #include <sieve/impl/common.hpp>
 #include <sieve/impl/keys/fold.hpp>
-#include <sieve/impl/keys/results.hpp>
 #include <sieve/impl/keys/scatter.hpp>
 #include <sieve/impl/keys/segments.hpp>
 #include <sieve/impl/keys/source.hpp>
+#include <sieve/keys_results.hpp>
 
 #include <cstdint>
 #include <limits>
@@ -78,14 +79,54 @@ Projected<View, Fn> project(const View& view, const Fn& fn) {
   return Projected<View, Fn>{view, fn};
 }
 
+/// A View of elements with a key functor: made by sieve::keys::keyed(view, key).
+template <class View, class KeyFn>
+struct Keyed {
+  View view;
+  KeyFn key;
+};
+
+/// The elements of `view`, keyed by `key(element)` (a functor callable on the
+/// execution space) instead of their key() member. O(1).
+template <class View, class KeyFn>
+Keyed<View, KeyFn> keyed(const View& view, const KeyFn& key) {
+  return Keyed<View, KeyFn>{view, key};
+}
+
+/// The ready reduce functor: keeps one element of every run of equal ones of
+/// each key (sort, then unique). Elements need a device-callable operator<
+/// (a == b means !(a < b) && !(b < a)); of equal elements the first in the
+/// key's order is kept. reduce runs it as one parallel stable sort of all
+/// elements by (key id, element): balanced whatever the distribution.
+struct SortUnique {};
+
+/// The ready group functor: sorts the elements of each key and flags those
+/// that differ from the previous one (operator<, as SortUnique). group runs
+/// it as one parallel stable sort, as SortUnique.
+struct SortGroup {};
+
+} // namespace keys
+
 namespace Impl {
+namespace Keys {
+
+// The public inputs and ready functors, as the impl headers see them.
+template <class V, class F>
+struct IsKeyed<sieve::keys::Keyed<V, F>> : std::true_type {
+  using view_type = V;
+  using key_fn_type = F;
+};
+template <>
+struct IsSortUnique<sieve::keys::SortUnique> : std::true_type {};
+template <>
+struct IsSortGroup<sieve::keys::SortGroup> : std::true_type {};
 
 template <class T>
 using KeyOr = std::conditional_t<std::is_void_v<T>, int, T>;
 template <class Exec, class In>
-using DenseResult = DenseKeys<KeyOr<typename InputOf<In>::key_type>, Exec>;
+using DenseResult = sieve::keys::DenseKeys<KeyOr<typename InputOf<In>::key_type>, Exec>;
 template <class Exec, class In>
-using SparseResult = SparseKeys<KeyOr<typename InputOf<In>::key_type>, Exec>;
+using SparseResult = sieve::keys::SparseKeys<KeyOr<typename InputOf<In>::key_type>, Exec>;
 
 template <class T>
 inline constexpr bool kLabel = std::is_convertible_v<const T&, std::string>;
@@ -94,10 +135,10 @@ inline constexpr bool kLabel = std::is_convertible_v<const T&, std::string>;
 template <class N>
 i64 checkCount(const char* fn, const N& n) {
   if constexpr (std::is_signed_v<N>) {
-    if (n < 0) sieve::Impl::fail(fn, "n = " + std::to_string(n) + " is negative");
+    if (n < 0) Impl::fail(fn, "n = " + std::to_string(n) + " is negative");
   }
   if (static_cast<std::uint64_t>(n) > static_cast<std::uint64_t>(INT64_MAX))
-    sieve::Impl::fail(fn, "n = " + std::to_string(n) + " exceeds INT64_MAX");
+    Impl::fail(fn, "n = " + std::to_string(n) + " exceeds INT64_MAX");
   return static_cast<i64>(n);
 }
 
@@ -106,16 +147,15 @@ i64 checkCount(const char* fn, const N& n) {
 template <class Perm>
 void checkPerm(const char* fn, const Perm& perm, i64 n, bool deviceCount) {
   using T = typename Perm::value_type;
-  if (sieve::Impl::extent64(perm) < n)
-    sieve::Impl::fail(fn, "perm.extent(0) = " + std::to_string(sieve::Impl::extent64(perm)) +
-                              " is smaller than " +
-                              (deviceCount ? "the workspace's capacity, " : "n = ") +
-                              std::to_string(n) + "; nothing was written");
+  if (Impl::extent64(perm) < n)
+    Impl::fail(fn, "perm.extent(0) = " + std::to_string(Impl::extent64(perm)) +
+                       " is smaller than " + (deviceCount ? "the workspace's capacity, " : "n = ") +
+                       std::to_string(n) + "; nothing was written");
   if (n > 0 && n - 1 > static_cast<i64>(std::numeric_limits<T>::max()))
-    sieve::Impl::fail(fn, "perm holds " + std::to_string(8 * sizeof(T)) + "-bit indices; n = " +
-                              std::to_string(n) + " has indices beyond their largest value, " +
-                              std::to_string(std::numeric_limits<T>::max()) +
-                              " (use a View of std::int64_t)");
+    Impl::fail(fn, "perm holds " + std::to_string(8 * sizeof(T)) + "-bit indices; n = " +
+                       std::to_string(n) + " has indices beyond their largest value, " +
+                       std::to_string(std::numeric_limits<T>::max()) +
+                       " (use a View of std::int64_t)");
 }
 
 /// The compile-time checks of a scatter: readable assertions, then `ok`.
@@ -123,7 +163,7 @@ template <bool Dense, class Exec, class In, class Out>
 constexpr bool scatterChecks() {
   using I = InputOf<In>;
   using E = typename I::element_type;
-  static_assert(sieve::Impl::kIsExec<Exec>,
+  static_assert(Impl::kIsExec<Exec>,
                 "sieve::keys::scatter_*: the first argument (after a label) must be a Kokkos "
                 "execution space instance");
   static_assert(I::ok,
@@ -132,59 +172,60 @@ constexpr bool scatterChecks() {
                 "or a mapper (element_type, size(), count(i), element(i, j))");
   static_assert(!I::ok || I::template accessible<Exec>(),
                 "sieve::keys::scatter_*: 'input' is not accessible from the execution space");
-  static_assert(!I::ok || sieve::Impl::kViewOf<Exec, Out, 1, E, true>,
+  static_assert(!I::ok || Impl::kViewOf<Exec, Out, 1, E, true>,
                 "sieve::keys::scatter_*: 'output' must be a writable rank-1 View of the input's "
                 "element type, accessible from the execution space");
-  static_assert(!Dense || !I::ok || sieve::Impl::Keys::kIntegralKey<typename I::key_type>,
+  static_assert(!Dense || !I::ok || kIntegralKey<typename I::key_type>,
                 "sieve::keys::scatter_dense: the keys must be integers (other than bool); use "
                 "scatter_sparse for other key types");
-  return sieve::Impl::kIsExec<Exec> && I::ok && I::template accessible<Exec>() &&
-         sieve::Impl::kViewOf<Exec, Out, 1, E, true> &&
-         (!Dense || sieve::Impl::Keys::kIntegralKey<typename I::key_type>);
+  return Impl::kIsExec<Exec> && I::ok && I::template accessible<Exec>() &&
+         Impl::kViewOf<Exec, Out, 1, E, true> && (!Dense || kIntegralKey<typename I::key_type>);
 }
 
 template <class Exec, class In, class... Rest>
-DenseResult<Exec, In> denseEntry(const sieve::Impl::Names& names, const Exec& exec, const In& input,
+DenseResult<Exec, In> denseEntry(const Impl::Names& names, const Exec& exec, const In& input,
                                  const Rest&... rest) {
   static_assert(sizeof...(Rest) == 1 || sizeof...(Rest) == 3 || sizeof...(Rest) == 2,
                 "sieve::keys::scatter_dense: the arguments are (exec, input, output), (exec, "
                 "input, min_key, max_key, output) or (exec, input, output, workspace)");
-  sieve::Impl::checkKernelsAllowed<Exec>("sieve::keys::scatter_dense");
+  Impl::checkKernelsAllowed<Exec>("sieve::keys::scatter_dense");
   if constexpr (sizeof...(Rest) == 2) {
-    using Out = sieve::Impl::Nth<0, Rest...>;
-    using Ws = sieve::Impl::Nth<1, Rest...>;
+    using Out = Impl::Nth<0, Rest...>;
+    using Ws = Impl::Nth<1, Rest...>;
     using Key = KeyOr<typename InputOf<In>::key_type>;
     static_assert(IsDenseWorkspace<Ws>::value,
                   "sieve::keys::scatter_dense: the argument after the output must be a "
                   "sieve::keys::DenseWorkspace<Key, ExecSpace>");
-    static_assert(!IsDenseWorkspace<Ws>::value || std::is_same_v<Ws, DenseWorkspace<Key, Exec>>,
-                  "sieve::keys::scatter_dense: the workspace must be a DenseWorkspace of the "
-                  "input's key type and of the instance's execution space");
-    if constexpr (std::is_same_v<Ws, DenseWorkspace<Key, Exec>> &&
+    static_assert(
+        !IsDenseWorkspace<Ws>::value || std::is_same_v<Ws, sieve::keys::DenseWorkspace<Key, Exec>>,
+        "sieve::keys::scatter_dense: the workspace must be a DenseWorkspace of the "
+        "input's key type and of the instance's execution space");
+    if constexpr (std::is_same_v<Ws, sieve::keys::DenseWorkspace<Key, Exec>> &&
                   scatterChecks<true, Exec, In, Out>()) {
-      return scatterDenseAsync(names, exec, input, sieve::Impl::nth<0>(rest...),
-                               sieve::Impl::nth<1>(rest...));
+      return scatterDenseAsync<DenseResult<Exec, In>>(names, exec, input, Impl::nth<0>(rest...),
+                                                      Impl::nth<1>(rest...));
     } else {
       return {};
     }
   } else {
-    using Out = sieve::Impl::Nth<sizeof...(Rest) - 1, Rest...>;
+    using Out = Impl::Nth<sizeof...(Rest) - 1, Rest...>;
     if constexpr ((sizeof...(Rest) == 1 || sizeof...(Rest) == 3) &&
                   scatterChecks<true, Exec, In, Out>()) {
       using Key = typename InputOf<In>::key_type;
       if constexpr (sizeof...(Rest) == 1) {
-        return scatterDense(names, exec, input, false, Key{}, Key{}, sieve::Impl::nth<0>(rest...));
+        return scatterDense<DenseResult<Exec, In>>(names, exec, input, false, Key{}, Key{},
+                                                   Impl::nth<0>(rest...));
       } else {
         static_assert(
-            std::is_convertible_v<sieve::Impl::Nth<0, Rest...>, Key> &&
-                std::is_convertible_v<sieve::Impl::Nth<1, Rest...>, Key>,
+            std::is_convertible_v<Impl::Nth<0, Rest...>, Key> &&
+                std::is_convertible_v<Impl::Nth<1, Rest...>, Key>,
             "sieve::keys::scatter_dense: min_key and max_key must convert to the key type");
         constexpr const char* fn = "sieve::keys::scatter_dense";
-        sieve::Impl::Keys::checkKeyValue<Key>(fn, "min_key", sieve::Impl::nth<0>(rest...));
-        sieve::Impl::Keys::checkKeyValue<Key>(fn, "max_key", sieve::Impl::nth<1>(rest...));
-        return scatterDense(
-            names, exec, input, true, static_cast<Key>(sieve::Impl::nth<0>(rest...)),
-            static_cast<Key>(sieve::Impl::nth<1>(rest...)), sieve::Impl::nth<2>(rest...));
+        checkKeyValue<Key>(fn, "min_key", Impl::nth<0>(rest...));
+        checkKeyValue<Key>(fn, "max_key", Impl::nth<1>(rest...));
+        return scatterDense<DenseResult<Exec, In>>(
+            names, exec, input, true, static_cast<Key>(Impl::nth<0>(rest...)),
+            static_cast<Key>(Impl::nth<1>(rest...)), Impl::nth<2>(rest...));
       }
     } else {
       return {};
@@ -193,11 +234,11 @@ DenseResult<Exec, In> denseEntry(const sieve::Impl::Names& names, const Exec& ex
 }
 
 template <class Exec, class In, class Out>
-SparseResult<Exec, In> sparseEntry(const sieve::Impl::Names& names, const Exec& exec,
-                                   const In& input, const Out& output) {
+SparseResult<Exec, In> sparseEntry(const Impl::Names& names, const Exec& exec, const In& input,
+                                   const Out& output) {
   if constexpr (scatterChecks<false, Exec, In, Out>()) {
-    sieve::Impl::checkKernelsAllowed<Exec>("sieve::keys::scatter_sparse");
-    return scatterSparse(names, exec, input, output);
+    Impl::checkKernelsAllowed<Exec>("sieve::keys::scatter_sparse");
+    return scatterSparse<SparseResult<Exec, In>>(names, exec, input, output);
   } else {
     return {};
   }
@@ -207,7 +248,7 @@ SparseResult<Exec, In> sparseEntry(const sieve::Impl::Names& names, const Exec& 
 template <class KeyFn>
 using PermKey = KeyOr<typename IndexKey<KeyFn>::type>;
 template <class Exec, class KeyFn>
-using PermResult = DenseKeys<PermKey<KeyFn>, Exec>;
+using PermResult = sieve::keys::DenseKeys<PermKey<KeyFn>, Exec>;
 
 /// sort_permutation's count: an integer, or a rank-0 View of int64 on the device.
 template <class N, class = void>
@@ -225,7 +266,7 @@ struct PermCount<N, std::enable_if_t<IsView<N>::value>> {
 /// Every sort_permutation form ends here: compile-time checks, then the
 /// dense counting sort of the indices 0 .. n - 1 by key_fn(i) into perm.
 template <class Exec, class N, class KeyFn, class... Rest>
-PermResult<Exec, KeyFn> permEntry(const sieve::Impl::Names& names, const Exec& exec, const N& n,
+PermResult<Exec, KeyFn> permEntry(const Impl::Names& names, const Exec& exec, const N& n,
                                   const KeyFn& keyFn, const Rest&... rest) {
   constexpr const char* fn = "sieve::keys::sort_permutation";
   constexpr std::size_t nr = sizeof...(Rest);
@@ -233,10 +274,10 @@ PermResult<Exec, KeyFn> permEntry(const sieve::Impl::Names& names, const Exec& e
                 "sieve::keys::sort_permutation: the arguments are (exec, n, key_fn, perm), (exec, "
                 "n, key_fn, min_key, max_key, perm) or (exec, n, key_fn, perm, workspace)");
   using Key = typename IndexKey<KeyFn>::type;
-  static_assert(sieve::Impl::Keys::kIntegralKey<Key>,
+  static_assert(kIntegralKey<Key>,
                 "sieve::keys::sort_permutation: key_fn must be callable as key_fn(std::int64_t i) "
                 "on the execution space and return an integer key (other than bool)");
-  using Perm = sieve::Impl::Nth<nr == 3 ? 2 : 0, Rest...>;
+  using Perm = Impl::Nth<nr == 3 ? 2 : 0, Rest...>;
   using PermT = typename Safe<Perm>::value;
   constexpr bool permOk =
       Safe<Perm>::rank == 1 && Safe<Perm>::writable &&
@@ -252,20 +293,19 @@ PermResult<Exec, KeyFn> permEntry(const sieve::Impl::Names& names, const Exec& e
                 "sieve::keys::sort_permutation: a count on the device (a rank-0 View) needs the "
                 "workspace form (exec, count, key_fn, perm, workspace)");
   using KeyOrInt = PermKey<KeyFn>;
-  if constexpr (sieve::Impl::Keys::kIntegralKey<Key> && permOk &&
+  if constexpr (kIntegralKey<Key> && permOk &&
                 (PermCount<N>::integer || (PermCount<N>::device && nr == 2))) {
-    sieve::Impl::checkKernelsAllowed<Exec>(fn);
-    const Perm& perm = sieve::Impl::nth < nr == 3 ? 2 : 0 > (rest...);
+    Impl::checkKernelsAllowed<Exec>(fn);
+    const Perm& perm = Impl::nth < nr == 3 ? 2 : 0 > (rest...);
     if constexpr (nr == 2) {
-      using Ws = sieve::Impl::Nth<1, Rest...>;
-      static_assert(std::is_same_v<Ws, DenseWorkspace<KeyOrInt, Exec>>,
+      using Ws = Impl::Nth<1, Rest...>;
+      static_assert(std::is_same_v<Ws, sieve::keys::DenseWorkspace<KeyOrInt, Exec>>,
                     "sieve::keys::sort_permutation: the argument after perm must be a "
                     "sieve::keys::DenseWorkspace of key_fn's key type and of the instance's "
                     "execution space");
-      if constexpr (std::is_same_v<Ws, DenseWorkspace<KeyOrInt, Exec>>) {
-        const Ws& ws = sieve::Impl::nth<1>(rest...);
-        if (ws.elements() < 0)
-          sieve::Impl::fail(fn, "the workspace is empty (default-constructed)");
+      if constexpr (std::is_same_v<Ws, sieve::keys::DenseWorkspace<KeyOrInt, Exec>>) {
+        const Ws& ws = Impl::nth<1>(rest...);
+        if (ws.elements() < 0) Impl::fail(fn, "the workspace is empty (default-constructed)");
         Indices<KeyFn> in{0, keyFn, nullptr};
         if constexpr (PermCount<N>::device) {
           static_assert(Safe<N>::template accessible<Exec>(),
@@ -277,7 +317,7 @@ PermResult<Exec, KeyFn> permEntry(const sieve::Impl::Names& names, const Exec& e
           in.n = checkCount(fn, n);
         }
         checkPerm(fn, perm, in.n, PermCount<N>::device);
-        return scatterDenseAsync(names, exec, in, perm, ws, fn);
+        return scatterDenseAsync<PermResult<Exec, KeyFn>>(names, exec, in, perm, ws, fn);
       } else {
         return {};
       }
@@ -285,18 +325,20 @@ PermResult<Exec, KeyFn> permEntry(const sieve::Impl::Names& names, const Exec& e
       const Indices<KeyFn> in{checkCount(fn, n), keyFn, nullptr};
       checkPerm(fn, perm, in.n, false);
       if constexpr (nr == 1) {
-        return scatterDense(names, exec, in, false, Key{}, Key{}, perm, fn);
+        return scatterDense<PermResult<Exec, KeyFn>>(names, exec, in, false, Key{}, Key{}, perm,
+                                                     fn);
       } else {
-        using K1 = sieve::Impl::Nth<0, Rest...>;
-        using K2 = sieve::Impl::Nth<1, Rest...>;
+        using K1 = Impl::Nth<0, Rest...>;
+        using K2 = Impl::Nth<1, Rest...>;
         static_assert(std::is_convertible_v<K1, Key> && std::is_convertible_v<K2, Key>,
                       "sieve::keys::sort_permutation: min_key and max_key must convert to "
                       "key_fn's key type");
         if constexpr (std::is_convertible_v<K1, Key> && std::is_convertible_v<K2, Key>) {
-          sieve::Impl::Keys::checkKeyValue<Key>(fn, "min_key", sieve::Impl::nth<0>(rest...));
-          sieve::Impl::Keys::checkKeyValue<Key>(fn, "max_key", sieve::Impl::nth<1>(rest...));
-          return scatterDense(names, exec, in, true, static_cast<Key>(sieve::Impl::nth<0>(rest...)),
-                              static_cast<Key>(sieve::Impl::nth<1>(rest...)), perm, fn);
+          checkKeyValue<Key>(fn, "min_key", Impl::nth<0>(rest...));
+          checkKeyValue<Key>(fn, "max_key", Impl::nth<1>(rest...));
+          return scatterDense<PermResult<Exec, KeyFn>>(
+              names, exec, in, true, static_cast<Key>(Impl::nth<0>(rest...)),
+              static_cast<Key>(Impl::nth<1>(rest...)), perm, fn);
         } else {
           return {};
         }
@@ -323,7 +365,7 @@ struct FoldValues<V, std::enable_if_t<IsView<V>::value>> {
   static ViewValues<V> reader(const V& v) { return {v}; }
 };
 template <class V, class F>
-struct FoldValues<Projected<V, F>, std::enable_if_t<IsView<V>::value>> {
+struct FoldValues<sieve::keys::Projected<V, F>, std::enable_if_t<IsView<V>::value>> {
   static constexpr bool ok =
       Safe<V>::rank == 1 && std::is_invocable_v<const F&, const typename Safe<V>::value&>;
   using View = V;
@@ -336,8 +378,10 @@ struct FoldValues<Projected<V, F>, std::enable_if_t<IsView<V>::value>> {
     using type = std::decay_t<std::invoke_result_t<const F&, const typename Safe<V>::value&>>;
   };
   using type = typename Of<ok>::type;
-  static const V& view(const Projected<V, F>& p) { return p.view; }
-  static ProjectedValues<V, F> reader(const Projected<V, F>& p) { return {p.view, p.fn}; }
+  static const V& view(const sieve::keys::Projected<V, F>& p) { return p.view; }
+  static ProjectedValues<V, F> reader(const sieve::keys::Projected<V, F>& p) {
+    return {p.view, p.fn};
+  }
 };
 
 template <class Op, class T, class = void>
@@ -353,8 +397,8 @@ struct FoldOp<Op, T, std::void_t<std::invoke_result_t<const Op&, const T&, const
 /// Every reduce_by_key form ends here: compile-time checks, run-time checks,
 /// then the fold (fold.hpp).
 template <class Exec, class Keys, class Values, class Init, class Op, class Result>
-void foldEntry(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys,
-               const Values& values, const Init& init, const Op& op, const Result& result) {
+void foldEntry(const Impl::Names& names, const Exec& exec, const Keys& keys, const Values& values,
+               const Init& init, const Op& op, const Result& result) {
   constexpr const char* fn = "sieve::keys::reduce_by_key";
   using FV = FoldValues<Values>;
   using T = typename Safe<Result>::value;
@@ -384,27 +428,26 @@ void foldEntry(const sieve::Impl::Names& names, const Exec& exec, const Keys& ke
                   Safe<typename FV::View>::template accessible<Exec>() &&
                   Safe<Result>::template accessible<Exec>()) {
       keys.check(fn);
-      sieve::Impl::checkKernelsAllowed<Exec>(fn);
+      Impl::checkKernelsAllowed<Exec>(fn);
       const auto& v = FV::view(values);
       const i64 N = keys.num_elements(), K = keys.num_keys();
-      if (sieve::Impl::extent64(v) < N)
-        sieve::Impl::fail(fn, "values.extent(0) = " + std::to_string(sieve::Impl::extent64(v)) +
-                                  " is smaller than the keys' " + std::to_string(N) +
-                                  " elements; nothing was written");
-      if (sieve::Impl::extent64(result) < K)
-        sieve::Impl::fail(
-            fn, "result.extent(0) = " + std::to_string(sieve::Impl::extent64(result)) +
-                    " is smaller than the " + std::to_string(K) + " key ids; nothing was written");
-      const std::vector<sieve::Impl::ArrayBytes> arrays{
-          sieve::Impl::arrayBytes("values", v.data(),
-                                  static_cast<i64>(sieve::Impl::coveredBytes(v)), 1),
-          sieve::Impl::arrayBytes("keys.offsets()", keys.offsets().data(),
-                                  static_cast<i64>(sieve::Impl::coveredBytes(keys.offsets())), 1),
-          sieve::Impl::arrayBytes("result", result.data(),
-                                  static_cast<i64>(sieve::Impl::coveredBytes(result)), 1)};
-      sieve::Impl::checkApart(fn, arrays, 2, true,
-                              "result must not share a byte with the values or the offsets");
-      const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
+      if (Impl::extent64(v) < N)
+        Impl::fail(fn, "values.extent(0) = " + std::to_string(Impl::extent64(v)) +
+                           " is smaller than the keys' " + std::to_string(N) +
+                           " elements; nothing was written");
+      if (Impl::extent64(result) < K)
+        Impl::fail(fn, "result.extent(0) = " + std::to_string(Impl::extent64(result)) +
+                           " is smaller than the " + std::to_string(K) +
+                           " key ids; nothing was written");
+      const std::vector<Impl::ArrayBytes> arrays{
+          Impl::arrayBytes("values", v.data(), static_cast<i64>(Impl::coveredBytes(v)), 1),
+          Impl::arrayBytes("keys.offsets()", keys.offsets().data(),
+                           static_cast<i64>(Impl::coveredBytes(keys.offsets())), 1),
+          Impl::arrayBytes("result", result.data(), static_cast<i64>(Impl::coveredBytes(result)),
+                           1)};
+      Impl::checkApart(fn, arrays, 2, true,
+                       "result must not share a byte with the values or the offsets");
+      const Impl::CallRegion region(names, Impl::Face::Portable);
       foldByKey(names, exec, keys.offsets(), K, N, FV::reader(values), static_cast<T>(init), op,
                 result);
     }
@@ -413,38 +456,38 @@ void foldEntry(const sieve::Impl::Names& names, const Exec& exec, const Keys& ke
 
 /// The execution space of the no-instance scatter forms: the output's.
 template <class... Rest>
-using OutputExec = typename sieve::Impl::Nth<sizeof...(Rest) - 1, Rest...>::execution_space;
+using OutputExec = typename Impl::Nth<sizeof...(Rest) - 1, Rest...>::execution_space;
 
 template <class Exec, class Keys, class Out>
 constexpr bool keysChecks(const char* = nullptr) {
   static_assert(kIsKeys<Keys>,
                 "sieve::keys: 'keys' must be the DenseKeys, SparseKeys or ReducedKeys of a call");
-  static_assert(sieve::Impl::Safe<Out>::rank == 1 && sieve::Impl::Safe<Out>::writable,
+  static_assert(Impl::Safe<Out>::rank == 1 && Impl::Safe<Out>::writable,
                 "sieve::keys: 'output' must be a writable rank-1 View (the scattered elements)");
-  static_assert(sieve::Impl::Safe<Out>::template accessible<Exec>(),
+  static_assert(Impl::Safe<Out>::template accessible<Exec>(),
                 "sieve::keys: 'output' is not accessible from the execution space");
-  return kIsKeys<Keys> && sieve::Impl::Safe<Out>::rank == 1 && sieve::Impl::Safe<Out>::writable &&
-         sieve::Impl::Safe<Out>::template accessible<Exec>();
+  return kIsKeys<Keys> && Impl::Safe<Out>::rank == 1 && Impl::Safe<Out>::writable &&
+         Impl::Safe<Out>::template accessible<Exec>();
 }
 
 template <class Exec, class Keys, class Out, class F>
-ReducedKeys<Keys> reduceEntry(const sieve::Impl::Names& n, const Exec& exec, const Keys& keys,
-                              const Out& output, const F& functor) {
+sieve::keys::ReducedKeys<Keys> reduceEntry(const Impl::Names& n, const Exec& exec, const Keys& keys,
+                                           const Out& output, const F& functor) {
   if constexpr (keysChecks<Exec, Keys, Out>()) {
     keys.check("sieve::keys::reduce");
-    sieve::Impl::checkKernelsAllowed<Exec>("sieve::keys::reduce");
-    return reduce(n, exec, keys, output, functor);
+    Impl::checkKernelsAllowed<Exec>("sieve::keys::reduce");
+    return Impl::Keys::reduce<sieve::keys::ReducedKeys<Keys>>(n, exec, keys, output, functor);
   } else {
     return {};
   }
 }
 template <class Exec, class Keys, class Out, class F>
-Grouping<Keys> groupEntry(const sieve::Impl::Names& n, const Exec& exec, const Keys& keys,
-                          const Out& output, const F& functor) {
+sieve::keys::Grouping<Keys> groupEntry(const Impl::Names& n, const Exec& exec, const Keys& keys,
+                                       const Out& output, const F& functor) {
   if constexpr (keysChecks<Exec, Keys, Out>()) {
     keys.check("sieve::keys::group");
-    sieve::Impl::checkKernelsAllowed<Exec>("sieve::keys::group");
-    return group(n, exec, keys, output, functor);
+    Impl::checkKernelsAllowed<Exec>("sieve::keys::group");
+    return Impl::Keys::group<sieve::keys::Grouping<Keys>>(n, exec, keys, output, functor);
   } else {
     return {};
   }
@@ -452,18 +495,20 @@ Grouping<Keys> groupEntry(const sieve::Impl::Names& n, const Exec& exec, const K
 
 template <class Exec, class In, class Out>
 constexpr bool compactChecks() {
-  static_assert(
-      sieve::Impl::Safe<In>::rank == 1 && sieve::Impl::Safe<In>::template accessible<Exec>(),
-      "sieve::keys::compact: 'input' must be a rank-1 View accessible from the "
-      "execution space");
-  static_assert(sieve::Impl::kViewOf<Exec, Out, 1, typename sieve::Impl::Safe<In>::value, true>,
+  static_assert(Impl::Safe<In>::rank == 1 && Impl::Safe<In>::template accessible<Exec>(),
+                "sieve::keys::compact: 'input' must be a rank-1 View accessible from the "
+                "execution space");
+  static_assert(Impl::kViewOf<Exec, Out, 1, typename Impl::Safe<In>::value, true>,
                 "sieve::keys::compact: 'output' must be a writable rank-1 View of the input's "
                 "value type, accessible from the execution space");
-  return sieve::Impl::Safe<In>::rank == 1 && sieve::Impl::Safe<In>::template accessible<Exec>() &&
-         sieve::Impl::kViewOf<Exec, Out, 1, typename sieve::Impl::Safe<In>::value, true>;
+  return Impl::Safe<In>::rank == 1 && Impl::Safe<In>::template accessible<Exec>() &&
+         Impl::kViewOf<Exec, Out, 1, typename Impl::Safe<In>::value, true>;
 }
 
+} // namespace Keys
 } // namespace Impl
+
+namespace keys {
 
 // ---------------------------------------------------------------------------
 // scatter_dense
@@ -498,40 +543,39 @@ constexpr bool compactChecks() {
 /// std::invalid_argument (nothing enqueued) for an empty workspace, an input
 /// of another size, an output too short or overlapping the input.
 template <class ExecSpace, class Input, class... Rest>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Impl::DenseResult<ExecSpace, Input>>
-scatter_dense(const ExecSpace& exec, const Input& input, const Rest&... rest) {
-  return Impl::denseEntry(sieve::Impl::Names("", "sieve::keys::scatter_dense"), exec, input,
-                          rest...);
+std::enable_if_t<Impl::kIsExec<ExecSpace>, Impl::Keys::DenseResult<ExecSpace, Input>> scatter_dense(
+    const ExecSpace& exec, const Input& input, const Rest&... rest) {
+  return Impl::Keys::denseEntry(Impl::Names("", "sieve::keys::scatter_dense"), exec, input,
+                                rest...);
 }
 
 /// scatter_dense with a label naming its profiling region and prefixing its
 /// kernel and allocation labels ("<label>: sieve::keys::scatter_dense").
 template <class ExecSpace, class Input, class... Rest>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Impl::DenseResult<ExecSpace, Input>>
-scatter_dense(const std::string& label, const ExecSpace& exec, const Input& input,
-              const Rest&... rest) {
-  return Impl::denseEntry(sieve::Impl::Names(label, "sieve::keys::scatter_dense"), exec, input,
-                          rest...);
+std::enable_if_t<Impl::kIsExec<ExecSpace>, Impl::Keys::DenseResult<ExecSpace, Input>> scatter_dense(
+    const std::string& label, const ExecSpace& exec, const Input& input, const Rest&... rest) {
+  return Impl::Keys::denseEntry(Impl::Names(label, "sieve::keys::scatter_dense"), exec, input,
+                                rest...);
 }
 
 /// scatter_dense on a default instance of the output's execution space
 /// (fenced). Throws as the instance form.
 template <class Input, class... Rest>
-std::enable_if_t<!sieve::Impl::kIsExec<Input> && !Impl::kLabel<Input> &&
+std::enable_if_t<!Impl::kIsExec<Input> && !Impl::Keys::kLabel<Input> &&
                      (sizeof...(Rest) == 1 || sizeof...(Rest) == 3),
-                 Impl::DenseResult<Impl::OutputExec<Rest...>, Input>>
+                 Impl::Keys::DenseResult<Impl::Keys::OutputExec<Rest...>, Input>>
 scatter_dense(const Input& input, const Rest&... rest) {
-  return Impl::denseEntry(sieve::Impl::Names("", "sieve::keys::scatter_dense"),
-                          Impl::OutputExec<Rest...>{}, input, rest...);
+  return Impl::Keys::denseEntry(Impl::Names("", "sieve::keys::scatter_dense"),
+                                Impl::Keys::OutputExec<Rest...>{}, input, rest...);
 }
 
 /// The no-instance scatter_dense with a label.
 template <class Input, class... Rest>
-std::enable_if_t<!sieve::Impl::kIsExec<Input> && (sizeof...(Rest) == 1 || sizeof...(Rest) == 3),
-                 Impl::DenseResult<Impl::OutputExec<Rest...>, Input>>
+std::enable_if_t<!Impl::kIsExec<Input> && (sizeof...(Rest) == 1 || sizeof...(Rest) == 3),
+                 Impl::Keys::DenseResult<Impl::Keys::OutputExec<Rest...>, Input>>
 scatter_dense(const std::string& label, const Input& input, const Rest&... rest) {
-  return Impl::denseEntry(sieve::Impl::Names(label, "sieve::keys::scatter_dense"),
-                          Impl::OutputExec<Rest...>{}, input, rest...);
+  return Impl::Keys::denseEntry(Impl::Names(label, "sieve::keys::scatter_dense"),
+                                Impl::Keys::OutputExec<Rest...>{}, input, rest...);
 }
 
 // ---------------------------------------------------------------------------
@@ -573,34 +617,34 @@ scatter_dense(const std::string& label, const Input& input, const Rest&... rest)
 /// offset(num_keys()) is the count). Throws std::invalid_argument (nothing
 /// enqueued) for an empty workspace, n above its capacity or a short perm.
 template <class ExecSpace, class N, class KeyFn, class... Rest>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Impl::PermResult<ExecSpace, KeyFn>>
+std::enable_if_t<Impl::kIsExec<ExecSpace>, Impl::Keys::PermResult<ExecSpace, KeyFn>>
 sort_permutation(const ExecSpace& exec, const N& n, const KeyFn& key_fn, const Rest&... rest) {
-  return Impl::permEntry(sieve::Impl::Names("", "sieve::keys::sort_permutation"), exec, n, key_fn,
-                         rest...);
+  return Impl::Keys::permEntry(Impl::Names("", "sieve::keys::sort_permutation"), exec, n, key_fn,
+                               rest...);
 }
 
 /// sort_permutation with a label naming its profiling region and prefixing
 /// its kernel and allocation labels ("<label>: sieve::keys::sort_permutation").
 template <class ExecSpace, class N, class KeyFn, class... Rest>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Impl::PermResult<ExecSpace, KeyFn>>
+std::enable_if_t<Impl::kIsExec<ExecSpace>, Impl::Keys::PermResult<ExecSpace, KeyFn>>
 sort_permutation(const std::string& label, const ExecSpace& exec, const N& n, const KeyFn& key_fn,
                  const Rest&... rest) {
-  return Impl::permEntry(sieve::Impl::Names(label, "sieve::keys::sort_permutation"), exec, n,
-                         key_fn, rest...);
+  return Impl::Keys::permEntry(Impl::Names(label, "sieve::keys::sort_permutation"), exec, n, key_fn,
+                               rest...);
 }
 
 /// sort_permutation on a default instance of perm's execution space
 /// (fenced): `sort_permutation(n, key_fn[, min_key, max_key], perm)`.
 /// Blocking. Throws as the instance form.
 template <class N, class KeyFn, class... Rest>
-std::enable_if_t<!sieve::Impl::kIsExec<N> && !Impl::kLabel<N> &&
+std::enable_if_t<!Impl::kIsExec<N> && !Impl::Keys::kLabel<N> &&
                      (sizeof...(Rest) == 1 || sizeof...(Rest) == 3),
-                 Impl::PermResult<Impl::OutputExec<Rest...>, KeyFn>>
+                 Impl::Keys::PermResult<Impl::Keys::OutputExec<Rest...>, KeyFn>>
 sort_permutation(const N& n, const KeyFn& key_fn, const Rest&... rest) {
-  const Impl::OutputExec<Rest...> exec{};
-  auto keys = Impl::permEntry(sieve::Impl::Names("", "sieve::keys::sort_permutation"), exec, n,
-                              key_fn, rest...);
-  sieve::Impl::fence(exec, "keys::sort_permutation: the call without an instance");
+  const Impl::Keys::OutputExec<Rest...> exec{};
+  auto keys = Impl::Keys::permEntry(Impl::Names("", "sieve::keys::sort_permutation"), exec, n,
+                                    key_fn, rest...);
+  Impl::fence(exec, "keys::sort_permutation: the call without an instance");
   return keys;
 }
 
@@ -627,35 +671,34 @@ sort_permutation(const N& n, const KeyFn& key_fn, const Rest&... rest) {
 /// offsets, or keys whose asynchronous scatter rejected its input.
 /// (keys::reduce, by contrast, is a per-key survivor filter.)
 template <class ExecSpace, class Keys, class Values, class Init, class Op, class Result>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>> reduce_by_key(const ExecSpace& exec,
-                                                                const Keys& keys,
-                                                                const Values& values,
-                                                                const Init& init, const Op& op,
-                                                                const Result& result) {
-  Impl::foldEntry(sieve::Impl::Names("", "sieve::keys::reduce_by_key"), exec, keys, values, init,
-                  op, result);
+std::enable_if_t<Impl::kIsExec<ExecSpace>> reduce_by_key(const ExecSpace& exec, const Keys& keys,
+                                                         const Values& values, const Init& init,
+                                                         const Op& op, const Result& result) {
+  Impl::Keys::foldEntry(Impl::Names("", "sieve::keys::reduce_by_key"), exec, keys, values, init, op,
+                        result);
 }
 
 /// reduce_by_key with a label naming its profiling region and prefixing its
 /// kernel and allocation labels ("<label>: sieve::keys::reduce_by_key").
 template <class ExecSpace, class Keys, class Values, class Init, class Op, class Result>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>> reduce_by_key(
-    const std::string& label, const ExecSpace& exec, const Keys& keys, const Values& values,
-    const Init& init, const Op& op, const Result& result) {
-  Impl::foldEntry(sieve::Impl::Names(label, "sieve::keys::reduce_by_key"), exec, keys, values, init,
-                  op, result);
+std::enable_if_t<Impl::kIsExec<ExecSpace>> reduce_by_key(const std::string& label,
+                                                         const ExecSpace& exec, const Keys& keys,
+                                                         const Values& values, const Init& init,
+                                                         const Op& op, const Result& result) {
+  Impl::Keys::foldEntry(Impl::Names(label, "sieve::keys::reduce_by_key"), exec, keys, values, init,
+                        op, result);
 }
 
 /// reduce_by_key on a default instance of the keys' execution space
 /// (fenced). Blocking. Throws as the instance form.
 template <class Keys, class Values, class Init, class Op, class Result>
-std::enable_if_t<Impl::kIsKeys<Keys>> reduce_by_key(const Keys& keys, const Values& values,
-                                                    const Init& init, const Op& op,
-                                                    const Result& result) {
+std::enable_if_t<Impl::Keys::kIsKeys<Keys>> reduce_by_key(const Keys& keys, const Values& values,
+                                                          const Init& init, const Op& op,
+                                                          const Result& result) {
   const typename Keys::execution_space exec{};
-  Impl::foldEntry(sieve::Impl::Names("", "sieve::keys::reduce_by_key"), exec, keys, values, init,
-                  op, result);
-  sieve::Impl::fence(exec, "keys::reduce_by_key: the call without an instance");
+  Impl::Keys::foldEntry(Impl::Names("", "sieve::keys::reduce_by_key"), exec, keys, values, init, op,
+                        result);
+  Impl::fence(exec, "keys::reduce_by_key: the call without an instance");
 }
 
 // ---------------------------------------------------------------------------
@@ -675,37 +718,37 @@ std::enable_if_t<Impl::kIsKeys<Keys>> reduce_by_key(const Keys& keys, const Valu
 /// between calls, or keys that operator< does not order (a floating-point
 /// NaN, or an operator< that is not a strict weak order).
 template <class ExecSpace, class Input, class Output>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Impl::SparseResult<ExecSpace, Input>>
+std::enable_if_t<Impl::kIsExec<ExecSpace>, Impl::Keys::SparseResult<ExecSpace, Input>>
 scatter_sparse(const ExecSpace& exec, const Input& input, const Output& output) {
-  return Impl::sparseEntry(sieve::Impl::Names("", "sieve::keys::scatter_sparse"), exec, input,
-                           output);
+  return Impl::Keys::sparseEntry(Impl::Names("", "sieve::keys::scatter_sparse"), exec, input,
+                                 output);
 }
 
 /// scatter_sparse with a label.
 template <class ExecSpace, class Input, class Output>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Impl::SparseResult<ExecSpace, Input>>
+std::enable_if_t<Impl::kIsExec<ExecSpace>, Impl::Keys::SparseResult<ExecSpace, Input>>
 scatter_sparse(const std::string& label, const ExecSpace& exec, const Input& input,
                const Output& output) {
-  return Impl::sparseEntry(sieve::Impl::Names(label, "sieve::keys::scatter_sparse"), exec, input,
-                           output);
+  return Impl::Keys::sparseEntry(Impl::Names(label, "sieve::keys::scatter_sparse"), exec, input,
+                                 output);
 }
 
 /// scatter_sparse on a default instance of the output's execution space.
 template <class Input, class Output>
-std::enable_if_t<!sieve::Impl::kIsExec<Input> && !Impl::kLabel<Input>,
-                 Impl::SparseResult<typename Output::execution_space, Input>>
+std::enable_if_t<!Impl::kIsExec<Input> && !Impl::Keys::kLabel<Input>,
+                 Impl::Keys::SparseResult<typename Output::execution_space, Input>>
 scatter_sparse(const Input& input, const Output& output) {
-  return Impl::sparseEntry(sieve::Impl::Names("", "sieve::keys::scatter_sparse"),
-                           typename Output::execution_space{}, input, output);
+  return Impl::Keys::sparseEntry(Impl::Names("", "sieve::keys::scatter_sparse"),
+                                 typename Output::execution_space{}, input, output);
 }
 
 /// The no-instance scatter_sparse with a label.
 template <class Input, class Output>
-std::enable_if_t<!sieve::Impl::kIsExec<Input>,
-                 Impl::SparseResult<typename Output::execution_space, Input>>
+std::enable_if_t<!Impl::kIsExec<Input>,
+                 Impl::Keys::SparseResult<typename Output::execution_space, Input>>
 scatter_sparse(const std::string& label, const Input& input, const Output& output) {
-  return Impl::sparseEntry(sieve::Impl::Names(label, "sieve::keys::scatter_sparse"),
-                           typename Output::execution_space{}, input, output);
+  return Impl::Keys::sparseEntry(Impl::Names(label, "sieve::keys::scatter_sparse"),
+                                 typename Output::execution_space{}, input, output);
 }
 
 // ---------------------------------------------------------------------------
@@ -715,32 +758,33 @@ scatter_sparse(const std::string& label, const Input& input, const Output& outpu
 /// of count(i), one parallel reduction on `exec`), without storing them, e.g.
 /// to size the output of a scatter. O(records). Blocks for a mapper.
 template <class ExecSpace, class Input>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, std::int64_t> count_elements(
-    const ExecSpace& exec, const Input& input) {
-  static_assert(Impl::InputOf<Input>::ok,
+std::enable_if_t<Impl::kIsExec<ExecSpace>, std::int64_t> count_elements(const ExecSpace& exec,
+                                                                        const Input& input) {
+  static_assert(Impl::Keys::InputOf<Input>::ok,
                 "sieve::keys::count_elements: 'input' must be a View of keyed elements, "
                 "sieve::keys::keyed(view, key_fn) or a mapper");
-  if constexpr (Impl::InputOf<Input>::ok)
-    return Impl::countElements(sieve::Impl::Names("", "sieve::keys::count_elements"), exec, input);
+  if constexpr (Impl::Keys::InputOf<Input>::ok)
+    return Impl::Keys::countElements(Impl::Names("", "sieve::keys::count_elements"), exec, input);
   else return 0;
 }
 
 /// count_elements with a label.
 template <class ExecSpace, class Input>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, std::int64_t> count_elements(
-    const std::string& label, const ExecSpace& exec, const Input& input) {
-  static_assert(Impl::InputOf<Input>::ok,
+std::enable_if_t<Impl::kIsExec<ExecSpace>, std::int64_t> count_elements(const std::string& label,
+                                                                        const ExecSpace& exec,
+                                                                        const Input& input) {
+  static_assert(Impl::Keys::InputOf<Input>::ok,
                 "sieve::keys::count_elements: 'input' must be a View of keyed elements, "
                 "sieve::keys::keyed(view, key_fn) or a mapper");
-  if constexpr (Impl::InputOf<Input>::ok)
-    return Impl::countElements(sieve::Impl::Names(label, "sieve::keys::count_elements"), exec,
-                               input);
+  if constexpr (Impl::Keys::InputOf<Input>::ok)
+    return Impl::Keys::countElements(Impl::Names(label, "sieve::keys::count_elements"), exec,
+                                     input);
   else return 0;
 }
 
 /// count_elements on a default instance of Kokkos::DefaultExecutionSpace.
 template <class Input>
-std::enable_if_t<!sieve::Impl::kIsExec<Input> && !Impl::kLabel<Input>, std::int64_t> count_elements(
+std::enable_if_t<!Impl::kIsExec<Input> && !Impl::Keys::kLabel<Input>, std::int64_t> count_elements(
     const Input& input) {
   return count_elements(Kokkos::DefaultExecutionSpace{}, input);
 }
@@ -761,35 +805,36 @@ std::enable_if_t<!sieve::Impl::kIsExec<Input> && !Impl::kLabel<Input>, std::int6
 /// nothing. Throws std::invalid_argument for an `output` shorter than the
 /// keys' elements.
 template <class ExecSpace, class Keys, class Output, class Functor, class... Args>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>> for_each_key_range(const ExecSpace& exec,
-                                                                     const Keys& keys,
-                                                                     const Output& output,
-                                                                     const Functor& functor,
-                                                                     const Args&... args) {
-  if constexpr (Impl::keysChecks<ExecSpace, Keys, Output>())
-    Impl::forEachKeyRange(sieve::Impl::Names("", "sieve::keys::for_each_key_range"), exec, keys,
-                          output, functor, args...);
+std::enable_if_t<Impl::kIsExec<ExecSpace>> for_each_key_range(const ExecSpace& exec,
+                                                              const Keys& keys,
+                                                              const Output& output,
+                                                              const Functor& functor,
+                                                              const Args&... args) {
+  if constexpr (Impl::Keys::keysChecks<ExecSpace, Keys, Output>())
+    Impl::Keys::forEachKeyRange(Impl::Names("", "sieve::keys::for_each_key_range"), exec, keys,
+                                output, functor, args...);
 }
 
 /// for_each_key_range with a label.
 template <class ExecSpace, class Keys, class Output, class Functor, class... Args>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>> for_each_key_range(
+std::enable_if_t<Impl::kIsExec<ExecSpace>> for_each_key_range(
     const std::string& label, const ExecSpace& exec, const Keys& keys, const Output& output,
     const Functor& functor, const Args&... args) {
-  if constexpr (Impl::keysChecks<ExecSpace, Keys, Output>())
-    Impl::forEachKeyRange(sieve::Impl::Names(label, "sieve::keys::for_each_key_range"), exec, keys,
-                          output, functor, args...);
+  if constexpr (Impl::Keys::keysChecks<ExecSpace, Keys, Output>())
+    Impl::Keys::forEachKeyRange(Impl::Names(label, "sieve::keys::for_each_key_range"), exec, keys,
+                                output, functor, args...);
 }
 
 /// for_each_key_range on a default instance of the keys' execution space,
 /// fenced. Blocking.
 template <class Keys, class Output, class Functor, class... Args>
-std::enable_if_t<Impl::kIsKeys<Keys>> for_each_key_range(const Keys& keys, const Output& output,
-                                                         const Functor& functor,
-                                                         const Args&... args) {
+std::enable_if_t<Impl::Keys::kIsKeys<Keys>> for_each_key_range(const Keys& keys,
+                                                               const Output& output,
+                                                               const Functor& functor,
+                                                               const Args&... args) {
   const typename Keys::execution_space exec{};
   for_each_key_range(exec, keys, output, functor, args...);
-  sieve::Impl::fence(exec, "keys::for_each_key_range: the call without an instance");
+  Impl::fence(exec, "keys::for_each_key_range: the call without an instance");
 }
 
 // ---------------------------------------------------------------------------
@@ -812,28 +857,32 @@ std::enable_if_t<Impl::kIsKeys<Keys>> for_each_key_range(const Keys& keys, const
 /// (SortUnique) elements whose operator< is not a strict weak order, e.g.
 /// NaN (then `output` is unchanged).
 template <class ExecSpace, class Keys, class Output, class Functor>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, ReducedKeys<Keys>> reduce(
-    const ExecSpace& exec, const Keys& keys, const Output& output, const Functor& functor) {
-  return Impl::reduceEntry(sieve::Impl::Names("", "sieve::keys::reduce"), exec, keys, output,
-                           functor);
+std::enable_if_t<Impl::kIsExec<ExecSpace>, ReducedKeys<Keys>> reduce(const ExecSpace& exec,
+                                                                     const Keys& keys,
+                                                                     const Output& output,
+                                                                     const Functor& functor) {
+  return Impl::Keys::reduceEntry(Impl::Names("", "sieve::keys::reduce"), exec, keys, output,
+                                 functor);
 }
 
 /// reduce with a label.
 template <class ExecSpace, class Keys, class Output, class Functor>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, ReducedKeys<Keys>> reduce(
-    const std::string& label, const ExecSpace& exec, const Keys& keys, const Output& output,
-    const Functor& functor) {
-  return Impl::reduceEntry(sieve::Impl::Names(label, "sieve::keys::reduce"), exec, keys, output,
-                           functor);
+std::enable_if_t<Impl::kIsExec<ExecSpace>, ReducedKeys<Keys>> reduce(const std::string& label,
+                                                                     const ExecSpace& exec,
+                                                                     const Keys& keys,
+                                                                     const Output& output,
+                                                                     const Functor& functor) {
+  return Impl::Keys::reduceEntry(Impl::Names(label, "sieve::keys::reduce"), exec, keys, output,
+                                 functor);
 }
 
 /// reduce on a default instance of the keys' execution space.
 template <class Keys, class Output, class Functor>
-std::enable_if_t<Impl::kIsKeys<Keys>, ReducedKeys<Keys>> reduce(const Keys& keys,
-                                                                const Output& output,
-                                                                const Functor& functor) {
-  return Impl::reduceEntry(sieve::Impl::Names("", "sieve::keys::reduce"),
-                           typename Keys::execution_space{}, keys, output, functor);
+std::enable_if_t<Impl::Keys::kIsKeys<Keys>, ReducedKeys<Keys>> reduce(const Keys& keys,
+                                                                      const Output& output,
+                                                                      const Functor& functor) {
+  return Impl::Keys::reduceEntry(Impl::Names("", "sieve::keys::reduce"),
+                                 typename Keys::execution_space{}, keys, output, functor);
 }
 
 // ---------------------------------------------------------------------------
@@ -853,31 +902,31 @@ std::enable_if_t<Impl::kIsKeys<Keys>, ReducedKeys<Keys>> reduce(const Keys& keys
 /// more than 2^31 - 2 elements, or (SortGroup) elements whose operator< is
 /// not a strict weak order, e.g. NaN (then `output` is unchanged).
 template <class ExecSpace, class Keys, class Output, class Functor>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Grouping<Keys>> group(const ExecSpace& exec,
-                                                                        const Keys& keys,
-                                                                        const Output& output,
-                                                                        const Functor& functor) {
-  return Impl::groupEntry(sieve::Impl::Names("", "sieve::keys::group"), exec, keys, output,
-                          functor);
+std::enable_if_t<Impl::kIsExec<ExecSpace>, Grouping<Keys>> group(const ExecSpace& exec,
+                                                                 const Keys& keys,
+                                                                 const Output& output,
+                                                                 const Functor& functor) {
+  return Impl::Keys::groupEntry(Impl::Names("", "sieve::keys::group"), exec, keys, output, functor);
 }
 
 /// group with a label.
 template <class ExecSpace, class Keys, class Output, class Functor>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, Grouping<Keys>> group(const std::string& label,
-                                                                        const ExecSpace& exec,
-                                                                        const Keys& keys,
-                                                                        const Output& output,
-                                                                        const Functor& functor) {
-  return Impl::groupEntry(sieve::Impl::Names(label, "sieve::keys::group"), exec, keys, output,
-                          functor);
+std::enable_if_t<Impl::kIsExec<ExecSpace>, Grouping<Keys>> group(const std::string& label,
+                                                                 const ExecSpace& exec,
+                                                                 const Keys& keys,
+                                                                 const Output& output,
+                                                                 const Functor& functor) {
+  return Impl::Keys::groupEntry(Impl::Names(label, "sieve::keys::group"), exec, keys, output,
+                                functor);
 }
 
 /// group on a default instance of the keys' execution space.
 template <class Keys, class Output, class Functor>
-std::enable_if_t<Impl::kIsKeys<Keys>, Grouping<Keys>> group(const Keys& keys, const Output& output,
-                                                            const Functor& functor) {
-  return Impl::groupEntry(sieve::Impl::Names("", "sieve::keys::group"),
-                          typename Keys::execution_space{}, keys, output, functor);
+std::enable_if_t<Impl::Keys::kIsKeys<Keys>, Grouping<Keys>> group(const Keys& keys,
+                                                                  const Output& output,
+                                                                  const Functor& functor) {
+  return Impl::Keys::groupEntry(Impl::Names("", "sieve::keys::group"),
+                                typename Keys::execution_space{}, keys, output, functor);
 }
 
 // ---------------------------------------------------------------------------
@@ -892,35 +941,35 @@ std::enable_if_t<Impl::kIsKeys<Keys>, Grouping<Keys>> group(const Keys& keys, co
 /// keys, or the keys of a Grouping), a short input or a short output, or an
 /// `output` overlapping `input` (nothing enqueued).
 template <class ExecSpace, class Keys, class Input, class Output>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace> && Impl::kIsKeys<Keys>, std::int64_t> compact(
+std::enable_if_t<Impl::kIsExec<ExecSpace> && Impl::Keys::kIsKeys<Keys>, std::int64_t> compact(
     const ExecSpace& exec, const Keys& keys, const ReducedKeys<Keys>& reduced, const Input& input,
     const Output& output) {
-  if constexpr (Impl::compactChecks<ExecSpace, Input, Output>())
-    return Impl::compactReduced(sieve::Impl::Names("", "sieve::keys::compact"), exec, keys, reduced,
-                                input, output);
+  if constexpr (Impl::Keys::compactChecks<ExecSpace, Input, Output>())
+    return Impl::Keys::compactReduced(Impl::Names("", "sieve::keys::compact"), exec, keys, reduced,
+                                      input, output);
   else return 0;
 }
 
 /// compact (survivors) with a label.
 template <class ExecSpace, class Keys, class Input, class Output>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace> && Impl::kIsKeys<Keys>, std::int64_t> compact(
+std::enable_if_t<Impl::kIsExec<ExecSpace> && Impl::Keys::kIsKeys<Keys>, std::int64_t> compact(
     const std::string& label, const ExecSpace& exec, const Keys& keys,
     const ReducedKeys<Keys>& reduced, const Input& input, const Output& output) {
-  if constexpr (Impl::compactChecks<ExecSpace, Input, Output>())
-    return Impl::compactReduced(sieve::Impl::Names(label, "sieve::keys::compact"), exec, keys,
-                                reduced, input, output);
+  if constexpr (Impl::Keys::compactChecks<ExecSpace, Input, Output>())
+    return Impl::Keys::compactReduced(Impl::Names(label, "sieve::keys::compact"), exec, keys,
+                                      reduced, input, output);
   else return 0;
 }
 
 /// compact (survivors) on a default instance of the keys' space, fenced.
 template <class Keys, class Input, class Output>
-std::enable_if_t<Impl::kIsKeys<Keys>, std::int64_t> compact(const Keys& keys,
-                                                            const ReducedKeys<Keys>& reduced,
-                                                            const Input& input,
-                                                            const Output& output) {
+std::enable_if_t<Impl::Keys::kIsKeys<Keys>, std::int64_t> compact(const Keys& keys,
+                                                                  const ReducedKeys<Keys>& reduced,
+                                                                  const Input& input,
+                                                                  const Output& output) {
   const typename Keys::execution_space exec{};
   const std::int64_t m = compact(exec, keys, reduced, input, output);
-  sieve::Impl::fence(exec, "keys::compact: the call without an instance");
+  Impl::fence(exec, "keys::compact: the call without an instance");
   return m;
 }
 
@@ -930,23 +979,23 @@ std::enable_if_t<Impl::kIsKeys<Keys>, std::int64_t> compact(const Keys& keys,
 /// Throws std::invalid_argument for a short input or output, or an `output`
 /// overlapping `input`.
 template <class ExecSpace, class Keys, class Input, class Output>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, std::int64_t> compact(
+std::enable_if_t<Impl::kIsExec<ExecSpace>, std::int64_t> compact(
     const ExecSpace& exec, const GroupedElements<Keys>& groups, const Input& input,
     const Output& output) {
-  if constexpr (Impl::compactChecks<ExecSpace, Input, Output>())
-    return Impl::compactGroups(sieve::Impl::Names("", "sieve::keys::compact"), exec, groups, input,
-                               output);
+  if constexpr (Impl::Keys::compactChecks<ExecSpace, Input, Output>())
+    return Impl::Keys::compactGroups(Impl::Names("", "sieve::keys::compact"), exec, groups, input,
+                                     output);
   else return 0;
 }
 
 /// compact (groups) with a label.
 template <class ExecSpace, class Keys, class Input, class Output>
-std::enable_if_t<sieve::Impl::kIsExec<ExecSpace>, std::int64_t> compact(
+std::enable_if_t<Impl::kIsExec<ExecSpace>, std::int64_t> compact(
     const std::string& label, const ExecSpace& exec, const GroupedElements<Keys>& groups,
     const Input& input, const Output& output) {
-  if constexpr (Impl::compactChecks<ExecSpace, Input, Output>())
-    return Impl::compactGroups(sieve::Impl::Names(label, "sieve::keys::compact"), exec, groups,
-                               input, output);
+  if constexpr (Impl::Keys::compactChecks<ExecSpace, Input, Output>())
+    return Impl::Keys::compactGroups(Impl::Names(label, "sieve::keys::compact"), exec, groups,
+                                     input, output);
   else return 0;
 }
 
@@ -956,7 +1005,7 @@ std::int64_t compact(const GroupedElements<Keys>& groups, const Input& input,
                      const Output& output) {
   const typename Keys::execution_space exec{};
   const std::int64_t m = compact(exec, groups, input, output);
-  sieve::Impl::fence(exec, "keys::compact: the call without an instance");
+  Impl::fence(exec, "keys::compact: the call without an instance");
   return m;
 }
 

@@ -99,13 +99,7 @@ namespace Impl {
 
 using sieve::Impl::Names;
 
-/// The call's Kokkos Tools region.
-struct Region {
-  explicit Region(const std::string& name) { Kokkos::Profiling::pushRegion(name); }
-  ~Region() { Kokkos::Profiling::popRegion(); }
-  Region(const Region&) = delete;
-  Region& operator=(const Region&) = delete;
-};
+using sieve::Impl::CallRegion;
 
 /// A compaction on every rank, placed in the global order: the handshake,
 /// then `local()` (the rank's compaction, returning its count) inside the
@@ -115,7 +109,7 @@ Global countedCompact(const char* fn, Call call, const std::string& label, MPI_C
                       Local&& local) {
   checkComm(fn, comm);
   handshake(fn, comm, call);
-  const Region region(Names(label, fn).prefix);
+  const CallRegion region(Names(label, fn).prefix);
   Attempt mine;
   std::int64_t count = 0;
   mine.run([&] { count = local(); });
@@ -167,7 +161,7 @@ auto findallEntry(const std::string& label, const Exec& exec, MPI_Comm comm, con
                 "sieve::into is not one of its options");
   checkComm(fn, comm);
   handshake(fn, comm, Call::findall);
-  const Region region(Names(label, fn).prefix);
+  const CallRegion region(Names(label, fn).prefix);
   Attempt mine;
   Result indices;
   std::int64_t elements = 0;
@@ -326,135 +320,171 @@ inline sieve::Impl::ExchangePlan rebalanceAgree(const char* fn, MPI_Comm comm, c
   return plan;
 }
 
-/// Phases 1-4 of a rebalance. `local(kept, mask, polarity)` (phase 1, after
-/// the handshake, inside the rank's Attempt: whatever it throws is agreed)
-/// checks the arguments, writes ws.map (the survivors' slots in the order
-/// they are to move) and sets `kept`, the mask's bytes (their tail reads
-/// dead afterwards when they are one of the planes) and their polarity;
-/// `fixed` keeps every plane at its extent (a Population's: they never grow).
-template <class Exec, class Local, class... Planes>
-Global rebalanceRun(const char* fn, Call call, const std::string& label, const Exec& exec,
-                    MPI_Comm comm, RebalanceWorkspace<Exec>& ws, bool fixed, Local&& local,
-                    Planes&... planes) {
+/// One rebalance, phase by phase: the state the phases share (the planes,
+/// their element sizes and record layout, what phase 1 found, the grown
+/// planes and the byte planes packed from and unpacked to).
+template <class Exec, class... Planes>
+struct RebalanceRun {
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-  constexpr int N = static_cast<int>(sizeof...(Planes));
-  checkComm(fn, comm);
-  handshake(fn, comm, call);
-  const Names names(label, fn);
-  const Names wsNames(ws.label, fn);
-  const Region region(names.prefix);
-  const int p = commSize(comm), rank = commRank(comm);
-  const std::vector<std::uint32_t> elem{
-      static_cast<std::uint32_t>(sizeof(sieve::Impl::ValueOf<Planes>))...};
-  // Elements per sample (a rank-2 plane's row), and the same with 0 for the
-  // rank-1 planes for the plane-set digest.
-  const std::vector<std::uint32_t> cols{colsOf(planes)...};
-  const std::vector<std::uint32_t> shape{(Planes::rank == 1 ? 0u : colsOf(planes))...};
-  const sieve::Impl::RecordLayout layout = sieve::Impl::recordLayout(elem, cols);
-  auto refs = std::tie(planes...);
-  constexpr auto seq = std::index_sequence_for<Planes...>{};
+  static constexpr int N = static_cast<int>(sizeof...(Planes));
+  static constexpr auto seq = std::index_sequence_for<Planes...>{};
 
-  // 1. Local: check the arguments, find the survivors, read their count.
+  const char* fn;
+  const Exec& exec;
+  MPI_Comm comm;
+  RebalanceWorkspace<Exec>& ws;
+  bool fixed; // every plane keeps its extent (a Population's: they never grow)
+  Names names, wsNames;
+  int p, rank;
+  std::tuple<Planes&...> refs;
+  std::vector<std::uint32_t> elem;  // bytes per element
+  std::vector<std::uint32_t> cols;  // elements per sample (a rank-2 plane's row)
+  std::vector<std::uint32_t> shape; // cols, 0 for the rank-1 planes (the digest)
+  sieve::Impl::RecordLayout layout;
+  // Phase 1.
   Attempt mine;
   std::int64_t kept = 0, capacity = std::numeric_limits<std::int64_t>::max();
   const void* mask = nullptr;                 // the mask's bytes (its tail is made dead)
   MaskPolarity polarity = MaskPolarity::keep; // what they mean
-  mine.run([&] {
-    sieve::Impl::checkKernelsAllowed<Exec>(fn);         // pack and unpack are Kokkos kernels
-    const std::int64_t n = local(kept, mask, polarity); // checks the mask, fills ws.map
-    std::vector<sieve::Impl::ArrayBytes> arrays;
-    forEachPlane(
-        refs, [&](auto j, auto& v) { checkPlane(fn, n, j, v, arrays, capacity); }, seq);
-    if (fixed) capacity = std::min(capacity, n);
-    sieve::Impl::checkApart(fn, arrays, 0, true, "planes must not overlap; each is moved once");
-  });
-
-  // 2. Agree on failures, plane sets and room; every rank the same plan.
-  const sieve::Impl::ExchangePlan plan =
-      rebalanceAgree(fn, comm, mine, kept, capacity, elem, shape, layout, fixed);
-
-  // 3. Allocate and pack; agree again before the exchange (an allocation may
-  //    fail on one rank only). The planes are still untouched.
-  const bool direct = mpiReads<typename Exec::memory_space>();
+  // Phase 3.
   std::tuple<std::remove_const_t<Planes>...> grown;
   Kokkos::Array<PlaneBytes, N> from{}, to{};
   int maskPlane = -1;
   std::int64_t maskExtent = 0;
-  Attempt packed;
-  packed.run([&] {
-    ensure(ws.send, std::max<std::uint64_t>(plan.sendBytes, plan.unit), wsNames("send"));
-    ensure(ws.recv, std::max<std::uint64_t>(plan.recvBytes, plan.unit), wsNames("recv"));
-    uploadBlocks(exec, ws.sends, wsNames("sends"), plan.sends);
-    uploadBlocks(exec, ws.recvs, wsNames("recvs"), plan.recvs);
+  bool direct = mpiReads<typename Exec::memory_space>();
+
+  RebalanceRun(const char* f, const std::string& label, const Exec& e, MPI_Comm c,
+               RebalanceWorkspace<Exec>& w, bool fix, Planes&... planes)
+      : fn(f), exec(e), comm(c), ws(w), fixed(fix), names(label, f), wsNames(w.label, f),
+        p(commSize(c)), rank(commRank(c)),
+        refs(planes...), elem{static_cast<std::uint32_t>(sizeof(sieve::Impl::ValueOf<Planes>))...},
+        cols{colsOf(planes)...}, shape{(Planes::rank == 1 ? 0u : colsOf(planes))...},
+        layout(sieve::Impl::recordLayout(elem, cols)) {}
+
+  /// 1. Local: check the arguments, find the survivors, read their count.
+  template <class Local>
+  void local(Local&& findSurvivors) {
+    mine.run([&] {
+      sieve::Impl::checkKernelsAllowed<Exec>(fn); // pack and unpack are Kokkos kernels
+      const std::int64_t n = findSurvivors(kept, mask, polarity); // checks the mask, fills ws.map
+      std::vector<sieve::Impl::ArrayBytes> arrays;
+      forEachPlane(
+          refs, [&](auto j, auto& v) { checkPlane(fn, n, j, v, arrays, capacity); }, seq);
+      if (fixed) capacity = std::min(capacity, n);
+      sieve::Impl::checkApart(fn, arrays, 0, true, "planes must not overlap; each is moved once");
+    });
+  }
+
+  /// 2. Agree on failures, plane sets and room; every rank the same plan.
+  sieve::Impl::ExchangePlan agree() {
+    return rebalanceAgree(fn, comm, mine, kept, capacity, elem, shape, layout, fixed);
+  }
+
+  /// 3. Allocate and pack; agree again before the exchange (an allocation
+  ///    may fail on one rank only). The planes are still untouched.
+  void pack(const sieve::Impl::ExchangePlan& plan) {
+    Attempt packed;
+    packed.run([&] {
+      ensure(ws.send, std::max<std::uint64_t>(plan.sendBytes, plan.unit), wsNames("send"));
+      ensure(ws.recv, std::max<std::uint64_t>(plan.recvBytes, plan.unit), wsNames("recv"));
+      uploadBlocks(exec, ws.sends, wsNames("sends"), plan.sends);
+      uploadBlocks(exec, ws.recvs, wsNames("recvs"), plan.recvs);
+      forEachPlane(
+          refs, [&](auto j, auto& v) { bytePlanes(plan, j, v); }, seq);
+      if (plan.kept > 0)
+        Kokkos::parallel_for(
+            names("pack"), Policy(exec, 0, plan.kept),
+            PackPlanes<N, decltype(ws.map), decltype(ws.sends)>{
+                from, ws.map, ws.sends, static_cast<int>(plan.sends.size()), ws.send.data()});
+      exec.fence();
+      if (!direct) {
+        ensure(ws.hsend, ws.send.extent(0), wsNames("send_host"));
+        ensure(ws.hrecv, ws.recv.extent(0), wsNames("recv_host"));
+        Kokkos::deep_copy(
+            Kokkos::subview(ws.hsend, std::make_pair(std::size_t(0), ws.send.extent(0))), ws.send);
+      }
+    });
+    const int failedPack = agreeFailure(comm, packed, rank, p);
+    if (failedPack < p) throwAgreed(fn, packed, failedPack, p, "allocating or packing its buffers");
+  }
+
+  /// Plane J's byte planes (grown first when it is too short and may grow),
+  /// and whether it is the mask.
+  template <class J, class V>
+  void bytePlanes(const sieve::Impl::ExchangePlan& plan, J, V& v) {
+    constexpr std::size_t j = J::value;
+    auto& g = std::get<j>(grown);
+    if constexpr (kGrowable<V>) {
+      if (!fixed && static_cast<std::int64_t>(v.extent(0)) < plan.received)
+        g = grownPlane(v, plan.received);
+    }
+    const auto before = static_cast<std::int64_t>(layout.before[j]);
+    from[j] = planeBytes(v, before, elem[j]);
+    to[j] = g.data() != nullptr ? planeBytes(g, before, elem[j]) : from[j];
+    if (V::rank == 1 && elem[j] == 1 && mask != nullptr &&
+        static_cast<const void*>(v.data()) == mask) {
+      maskPlane = static_cast<int>(j);
+      maskExtent = g.data() != nullptr ? static_cast<std::int64_t>(g.extent(0))
+                                       : static_cast<std::int64_t>(v.extent(0));
+    }
+  }
+
+  /// 4. One exchange of every plane's bytes (the block a rank keeps stays in
+  ///    its send buffer); then unpack in place, or into the grown planes; the
+  ///    mask plane's tail past the new local count reads dead (no ghost
+  ///    samples for the next compaction).
+  void exchange(const sieve::Impl::ExchangePlan& plan) {
+    {
+      const UnitType type(plan.unit);
+      check(MPI_Alltoallv(direct ? ws.send.data() : ws.hsend.data(), plan.sendUnits.data(),
+                          plan.sendDispl.data(), type.get(),
+                          direct ? ws.recv.data() : ws.hrecv.data(), plan.recvUnits.data(),
+                          plan.recvDispl.data(), type.get(), comm),
+            "MPI_Alltoallv");
+    }
+    if (!direct)
+      Kokkos::deep_copy(
+          exec, ws.recv,
+          Kokkos::subview(ws.hrecv, std::make_pair(std::size_t(0), ws.recv.extent(0))));
+    if (plan.received > 0)
+      Kokkos::parallel_for(
+          names("unpack"), Policy(exec, 0, plan.received),
+          UnpackPlanes<N, decltype(ws.recvs)>{to, ws.recvs, static_cast<int>(plan.recvs.size()),
+                                              rank, ws.recv.data(), ws.send.data()});
+    if (maskPlane >= 0 && maskExtent > plan.received)
+      Kokkos::parallel_for(names("dead_tail"), Policy(exec, 0, maskExtent - plan.received),
+                           FillDead{to[maskPlane].data, maskByte(polarity, false), plan.received});
+    exec.fence();
     forEachPlane(
         refs,
         [&](auto j, auto& v) {
-          using V = std::remove_reference_t<decltype(v)>;
-          constexpr std::size_t J = decltype(j)::value;
-          auto& g = std::get<J>(grown);
-          if constexpr (kGrowable<V>) {
-            if (!fixed && static_cast<std::int64_t>(v.extent(0)) < plan.received)
-              g = grownPlane(v, plan.received);
-          }
-          const auto before = static_cast<std::int64_t>(layout.before[J]);
-          from[J] = planeBytes(v, before, elem[J]);
-          to[J] = g.data() != nullptr ? planeBytes(g, before, elem[J]) : from[J];
-          if (V::rank == 1 && elem[J] == 1 && mask != nullptr &&
-              static_cast<const void*>(v.data()) == mask) {
-            maskPlane = static_cast<int>(J);
-            maskExtent = g.data() != nullptr ? static_cast<std::int64_t>(g.extent(0))
-                                             : static_cast<std::int64_t>(v.extent(0));
-          }
+          auto& g = std::get<decltype(j)::value>(grown);
+          if (g.data() != nullptr) v = g;
         },
         seq);
-    if (plan.kept > 0)
-      Kokkos::parallel_for(
-          names("pack"), Policy(exec, 0, plan.kept),
-          PackPlanes<N, decltype(ws.map), decltype(ws.sends)>{
-              from, ws.map, ws.sends, static_cast<int>(plan.sends.size()), ws.send.data()});
-    exec.fence();
-    if (!direct) {
-      ensure(ws.hsend, ws.send.extent(0), wsNames("send_host"));
-      ensure(ws.hrecv, ws.recv.extent(0), wsNames("recv_host"));
-      Kokkos::deep_copy(
-          Kokkos::subview(ws.hsend, std::make_pair(std::size_t(0), ws.send.extent(0))), ws.send);
-    }
-  });
-  const int failedPack = agreeFailure(comm, packed, rank, p);
-  if (failedPack < p) throwAgreed(fn, packed, failedPack, p, "allocating or packing its buffers");
-
-  // 4. One exchange of every plane's bytes (the block a rank keeps stays in
-  //    its send buffer); then unpack in place, or into the grown planes; the
-  //    mask plane's tail past the new local count reads dead (no ghost
-  //    samples for the next compaction).
-  {
-    const UnitType type(plan.unit);
-    check(
-        MPI_Alltoallv(direct ? ws.send.data() : ws.hsend.data(), plan.sendUnits.data(),
-                      plan.sendDispl.data(), type.get(), direct ? ws.recv.data() : ws.hrecv.data(),
-                      plan.recvUnits.data(), plan.recvDispl.data(), type.get(), comm),
-        "MPI_Alltoallv");
   }
-  if (!direct)
-    Kokkos::deep_copy(exec, ws.recv,
-                      Kokkos::subview(ws.hrecv, std::make_pair(std::size_t(0), ws.recv.extent(0))));
-  if (plan.received > 0)
-    Kokkos::parallel_for(
-        names("unpack"), Policy(exec, 0, plan.received),
-        UnpackPlanes<N, decltype(ws.recvs)>{to, ws.recvs, static_cast<int>(plan.recvs.size()), rank,
-                                            ws.recv.data(), ws.send.data()});
-  if (maskPlane >= 0 && maskExtent > plan.received)
-    Kokkos::parallel_for(names("dead_tail"), Policy(exec, 0, maskExtent - plan.received),
-                         FillDead{to[maskPlane].data, maskByte(polarity, false), plan.received});
-  exec.fence();
-  forEachPlane(
-      refs,
-      [&](auto j, auto& v) {
-        auto& g = std::get<decltype(j)::value>(grown);
-        if (g.data() != nullptr) v = g;
-      },
-      seq);
-  return Global{plan.received, sieve::Impl::shareBegin(plan.total, p, rank), plan.total};
+};
+
+/// A rebalance: the handshake, then phases 1-4 (RebalanceRun).
+/// `local(kept, mask, polarity)` (phase 1, after the handshake, inside the
+/// rank's Attempt: whatever it throws is agreed) checks the arguments, writes
+/// ws.map (the survivors' slots in the order they are to move) and sets
+/// `kept`, the mask's bytes (their tail reads dead afterwards when they are
+/// one of the planes) and their polarity; `fixed` keeps every plane at its
+/// extent (a Population's: they never grow).
+template <class Exec, class Local, class... Planes>
+Global rebalanceRun(const char* fn, Call call, const std::string& label, const Exec& exec,
+                    MPI_Comm comm, RebalanceWorkspace<Exec>& ws, bool fixed, Local&& local,
+                    Planes&... planes) {
+  checkComm(fn, comm);
+  handshake(fn, comm, call);
+  const CallRegion region(Names(label, fn).prefix);
+  RebalanceRun<Exec, Planes...> run(fn, label, exec, comm, ws, fixed, planes...);
+  run.local(std::forward<Local>(local));
+  const sieve::Impl::ExchangePlan plan = run.agree();
+  run.pack(plan);
+  run.exchange(plan);
+  return Global{plan.received, sieve::Impl::shareBegin(plan.total, run.p, run.rank), plan.total};
 }
 
 /// The free rebalance's static checks and phase 1: the mask compacted in

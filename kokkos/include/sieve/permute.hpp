@@ -287,7 +287,7 @@ void body(const char* fn, const Names& names, const Exec& exec, const Perm& perm
   (rowsOf(planes, rows), ...);
   std::size_t widest = 0;
   for (const Rows& r : rows) widest = r.row > widest ? r.row : widest;
-  const std::size_t need = n == 0 ? 0 : permuteScratchBytes(n, widest);
+  const std::size_t need = n == 0 ? 0 : Impl::permuteScratchBytes(n, widest);
   checkScratch(fn, scratch, need, "permute_scratch_bytes(n, widest row)");
   if (n == 0) return;
   if (reinterpret_cast<std::uintptr_t>(scratch.data()) % 16 != 0)
@@ -306,27 +306,26 @@ void body(const char* fn, const Names& names, const Exec& exec, const Perm& perm
   arrays.push_back(
       ArrayBytes{"scratch", reinterpret_cast<std::uintptr_t>(scratch.data()), need, 1, 1});
   checkApart(fn, arrays, 1, true, "the planes, perm and scratch must not share a byte");
-  checkKernelsAllowed<Exec>(fn);
-  const CallClaims claims(fn, {scratch.data()}, {"scratch"});
-  const CallRegion region(names, Face::Portable);
-  auto* base = reinterpret_cast<unsigned char*>(scratch.data());
-  unsigned char* seen = carve<unsigned char>(base, PermuteLayout::seen(n));
-  unsigned char* stage = carve<unsigned char>(base, PermuteLayout::stage(n, widest));
-  // Nothing is written to a plane before perm passed its checks: the range
-  // check runs in the first plane's first pass (which writes only the
-  // scratch), the check that no entry repeats (debug checks) before it.
-  const bool once = debug_checks();
-  if (once || rows.empty()) checkPerm(fn, names, exec, perm, n, seen);
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    withRow(rows[k], [&](auto tag, auto kk) {
-      using W = typename decltype(tag)::type;
-      constexpr int K = decltype(kk)::value;
-      const bool check = k == 0 && !once;
-      const i64 bad = stageRows<W, K, Gather>(exec, names, rows[k], stage, perm, n, check);
-      if (bad < n) failRange(fn, perm, bad, n);
-      placeRows<W, K, Gather>(exec, names, rows[k], stage, perm, n);
-    });
-  }
+  runKernels<Exec>(fn, names, {{scratch.data(), "scratch"}}, [&] {
+    auto* base = reinterpret_cast<unsigned char*>(scratch.data());
+    unsigned char* seen = carve<unsigned char>(base, PermuteLayout::seen(n));
+    unsigned char* stage = carve<unsigned char>(base, PermuteLayout::stage(n, widest));
+    // Nothing is written to a plane before perm passed its checks: the range
+    // check runs in the first plane's first pass (which writes only the
+    // scratch), the check that no entry repeats (debug checks) before it.
+    const bool once = debug_checks();
+    if (once || rows.empty()) checkPerm(fn, names, exec, perm, n, seen);
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      withRow(rows[k], [&](auto tag, auto kk) {
+        using W = typename decltype(tag)::type;
+        constexpr int K = decltype(kk)::value;
+        const bool check = k == 0 && !once;
+        const i64 bad = stageRows<W, K, Gather>(exec, names, rows[k], stage, perm, n, check);
+        if (bad < n) failRange(fn, perm, bad, n);
+        placeRows<W, K, Gather>(exec, names, rows[k], stage, perm, n);
+      });
+    }
+  });
 }
 
 #define SIEVE_PERMUTE_PLANE_ASSERT(call, bad, k)                                            \
@@ -385,7 +384,7 @@ inline std::size_t permute_scratch_bytes(std::int64_t n, std::size_t max_row_byt
   if (n < 0)
     Impl::fail("sieve::permute_scratch_bytes",
                "n = " + std::to_string(n) + " is negative; it must be the sample count");
-  return permuteScratchBytes(n, max_row_bytes);
+  return Impl::permuteScratchBytes(n, max_row_bytes);
 }
 
 /// Bytes of scratch sieve::keys::permute / unpermute need for these planes
@@ -432,48 +431,45 @@ namespace keys {
 /// SIEVE_DEBUG_CHECKS=1), as that check costs 10 - 30 % of a permute (a
 /// mark per sample, written in random order, and one more pass).
 template <class ExecSpace, class PermView, class ScratchView, class... Planes>
-std::enable_if_t<::sieve::Impl::kIsExec<ExecSpace>> permute(const ExecSpace& exec,
-                                                            const PermView& perm,
-                                                            const ScratchView& scratch,
-                                                            const Planes&... planes) {
-  ::sieve::Impl::Permute::entry<true>(::sieve::Impl::Names("", "sieve::keys::permute"), exec, perm,
-                                      scratch, planes...);
+std::enable_if_t<Impl::kIsExec<ExecSpace>> permute(const ExecSpace& exec, const PermView& perm,
+                                                   const ScratchView& scratch,
+                                                   const Planes&... planes) {
+  Impl::Permute::entry<true>(Impl::Names("", "sieve::keys::permute"), exec, perm, scratch,
+                             planes...);
 }
 
 /// sieve::keys::permute with a label naming its profiling region and
 /// prefixing its kernel labels.
 template <class ExecSpace, class PermView, class ScratchView, class... Planes>
-std::enable_if_t<::sieve::Impl::kIsExec<ExecSpace>> permute(const std::string& label,
-                                                            const ExecSpace& exec,
-                                                            const PermView& perm,
-                                                            const ScratchView& scratch,
-                                                            const Planes&... planes) {
-  ::sieve::Impl::Permute::entry<true>(::sieve::Impl::Names(label, "sieve::keys::permute"), exec,
-                                      perm, scratch, planes...);
+std::enable_if_t<Impl::kIsExec<ExecSpace>> permute(const std::string& label, const ExecSpace& exec,
+                                                   const PermView& perm, const ScratchView& scratch,
+                                                   const Planes&... planes) {
+  Impl::Permute::entry<true>(Impl::Names(label, "sieve::keys::permute"), exec, perm, scratch,
+                             planes...);
 }
 
 /// sieve::keys::permute on a default instance of perm's execution space;
 /// fences it.
 template <class PermView, class ScratchView, class... Planes>
-std::enable_if_t<::sieve::Impl::IsView<PermView>::value> permute(const PermView& perm,
-                                                                 const ScratchView& scratch,
-                                                                 const Planes&... planes) {
+std::enable_if_t<Impl::IsView<PermView>::value> permute(const PermView& perm,
+                                                        const ScratchView& scratch,
+                                                        const Planes&... planes) {
   const typename PermView::execution_space exec{};
-  ::sieve::Impl::Permute::entry<true>(::sieve::Impl::Names("", "sieve::keys::permute"), exec, perm,
-                                      scratch, planes...);
-  ::sieve::Impl::fence(exec, "keys::permute: the call without an instance");
+  Impl::Permute::entry<true>(Impl::Names("", "sieve::keys::permute"), exec, perm, scratch,
+                             planes...);
+  Impl::fence(exec, "keys::permute: the call without an instance");
 }
 
 /// The fencing sieve::keys::permute with a label.
 template <class PermView, class ScratchView, class... Planes>
-std::enable_if_t<::sieve::Impl::IsView<PermView>::value> permute(const std::string& label,
-                                                                 const PermView& perm,
-                                                                 const ScratchView& scratch,
-                                                                 const Planes&... planes) {
+std::enable_if_t<Impl::IsView<PermView>::value> permute(const std::string& label,
+                                                        const PermView& perm,
+                                                        const ScratchView& scratch,
+                                                        const Planes&... planes) {
   const typename PermView::execution_space exec{};
-  ::sieve::Impl::Permute::entry<true>(::sieve::Impl::Names(label, "sieve::keys::permute"), exec,
-                                      perm, scratch, planes...);
-  ::sieve::Impl::fence(exec, "keys::permute: the call without an instance");
+  Impl::Permute::entry<true>(Impl::Names(label, "sieve::keys::permute"), exec, perm, scratch,
+                             planes...);
+  Impl::fence(exec, "keys::permute: the call without an instance");
 }
 
 /// The inverse of sieve::keys::permute, a scatter: afterwards row perm(j) of
@@ -481,47 +477,45 @@ std::enable_if_t<::sieve::Impl::IsView<PermView>::value> permute(const std::stri
 /// so unpermute(perm) after permute(perm) gives the planes back. Arguments,
 /// checks, cost and blocking as sieve::keys::permute.
 template <class ExecSpace, class PermView, class ScratchView, class... Planes>
-std::enable_if_t<::sieve::Impl::kIsExec<ExecSpace>> unpermute(const ExecSpace& exec,
-                                                              const PermView& perm,
-                                                              const ScratchView& scratch,
-                                                              const Planes&... planes) {
-  ::sieve::Impl::Permute::entry<false>(::sieve::Impl::Names("", "sieve::keys::unpermute"), exec,
-                                       perm, scratch, planes...);
+std::enable_if_t<Impl::kIsExec<ExecSpace>> unpermute(const ExecSpace& exec, const PermView& perm,
+                                                     const ScratchView& scratch,
+                                                     const Planes&... planes) {
+  Impl::Permute::entry<false>(Impl::Names("", "sieve::keys::unpermute"), exec, perm, scratch,
+                              planes...);
 }
 
 /// sieve::keys::unpermute with a label.
 template <class ExecSpace, class PermView, class ScratchView, class... Planes>
-std::enable_if_t<::sieve::Impl::kIsExec<ExecSpace>> unpermute(const std::string& label,
-                                                              const ExecSpace& exec,
-                                                              const PermView& perm,
-                                                              const ScratchView& scratch,
-                                                              const Planes&... planes) {
-  ::sieve::Impl::Permute::entry<false>(::sieve::Impl::Names(label, "sieve::keys::unpermute"), exec,
-                                       perm, scratch, planes...);
+std::enable_if_t<Impl::kIsExec<ExecSpace>> unpermute(const std::string& label,
+                                                     const ExecSpace& exec, const PermView& perm,
+                                                     const ScratchView& scratch,
+                                                     const Planes&... planes) {
+  Impl::Permute::entry<false>(Impl::Names(label, "sieve::keys::unpermute"), exec, perm, scratch,
+                              planes...);
 }
 
 /// sieve::keys::unpermute on a default instance of perm's execution space;
 /// fences it.
 template <class PermView, class ScratchView, class... Planes>
-std::enable_if_t<::sieve::Impl::IsView<PermView>::value> unpermute(const PermView& perm,
-                                                                   const ScratchView& scratch,
-                                                                   const Planes&... planes) {
+std::enable_if_t<Impl::IsView<PermView>::value> unpermute(const PermView& perm,
+                                                          const ScratchView& scratch,
+                                                          const Planes&... planes) {
   const typename PermView::execution_space exec{};
-  ::sieve::Impl::Permute::entry<false>(::sieve::Impl::Names("", "sieve::keys::unpermute"), exec,
-                                       perm, scratch, planes...);
-  ::sieve::Impl::fence(exec, "keys::unpermute: the call without an instance");
+  Impl::Permute::entry<false>(Impl::Names("", "sieve::keys::unpermute"), exec, perm, scratch,
+                              planes...);
+  Impl::fence(exec, "keys::unpermute: the call without an instance");
 }
 
 /// The fencing sieve::keys::unpermute with a label.
 template <class PermView, class ScratchView, class... Planes>
-std::enable_if_t<::sieve::Impl::IsView<PermView>::value> unpermute(const std::string& label,
-                                                                   const PermView& perm,
-                                                                   const ScratchView& scratch,
-                                                                   const Planes&... planes) {
+std::enable_if_t<Impl::IsView<PermView>::value> unpermute(const std::string& label,
+                                                          const PermView& perm,
+                                                          const ScratchView& scratch,
+                                                          const Planes&... planes) {
   const typename PermView::execution_space exec{};
-  ::sieve::Impl::Permute::entry<false>(::sieve::Impl::Names(label, "sieve::keys::unpermute"), exec,
-                                       perm, scratch, planes...);
-  ::sieve::Impl::fence(exec, "keys::unpermute: the call without an instance");
+  Impl::Permute::entry<false>(Impl::Names(label, "sieve::keys::unpermute"), exec, perm, scratch,
+                              planes...);
+  Impl::fence(exec, "keys::unpermute: the call without an instance");
 }
 
 } // namespace keys

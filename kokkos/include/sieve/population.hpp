@@ -17,6 +17,7 @@
 #pragma once
 
 #include <sieve/compact.hpp>
+#include <sieve/impl/constraints.hpp>
 #include <sieve/reorder.hpp>
 #include <sieve/trigger.hpp>
 
@@ -540,14 +541,11 @@ class Population {
   // is the first error and nothing else is instantiated.
   template <class Slots>
   static constexpr bool slotsOk() {
-    return Impl::kViewOf<ExecSpace, Slots, 1, std::int32_t, true>;
+    return Impl::kSlotsArg<ExecSpace, Slots>;
   }
   template <class MaskView>
   static constexpr bool maskOk() {
-    using T = typename Impl::Safe<MaskView>::value;
-    constexpr bool bytes = std::is_same_v<T, std::uint8_t> || std::is_same_v<T, bool>;
-    return Impl::Safe<MaskView>::rank == 1 && bytes &&
-           Impl::Safe<MaskView>::template accessible<ExecSpace>();
+    return Impl::kByteMaskArg<ExecSpace, MaskView>;
   }
   template <class... Views>
   static constexpr bool planesOk() {
@@ -611,7 +609,7 @@ class Population {
   /// graph never allocates it.
   static std::size_t scratchBytes(std::int64_t n, std::uint32_t elem) {
     if (n == 0) return 1;
-    return std::max(reorder_scratch_bytes(n, elem), spawnScratchBytes(n));
+    return std::max(reorder_scratch_bytes(n, elem), Impl::spawnScratchBytes(n));
   }
 
   template <class MaskView>

@@ -15,6 +15,8 @@
 //   sieve::findall (+ FindallWorkspace)       compaction to indices or values, any rank
 //   sieve::keys::scatter_dense / scatter_sparse / reduce / group / compact
 //                                             scatter by key, then per-key work
+//   sieve::keys::DenseKeys / SparseKeys / ReducedKeys / Grouping (+ DenseWorkspace)
+//                                             their results (<sieve/keys_results.hpp>)
 //   sieve::keys::permute / unpermute (+ permute_scratch_bytes)
 //                                             apply a permutation to planes in place
 //   sieve::set_debug_checks                   costly validations on (perm / inv)
@@ -40,6 +42,7 @@
 #include <sieve/findall.hpp>
 #include <sieve/graph.hpp>
 #include <sieve/keys.hpp>
+#include <sieve/keys_results.hpp>
 #include <sieve/permute.hpp>
 #include <sieve/population.hpp>
 #include <sieve/reorder.hpp>

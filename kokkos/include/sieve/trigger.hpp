@@ -3,33 +3,13 @@
 #pragma once
 
 #include <sieve/impl/common.hpp>
+#include <sieve/impl/trigger.hpp>
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <vector>
 
 namespace sieve {
-
-namespace Impl {
-/// What the reorders through one trigger moved since its last restore: the
-/// sample count, perm, inv and the planes (address, element size), in the
-/// order given. Host-side; shared by the copies of the trigger.
-struct PlaneRecord {
-  struct Plane {
-    const void* data;
-    std::size_t elem;
-    bool operator==(const Plane& o) const { return data == o.data && elem == o.elem; }
-  };
-  std::mutex m;
-  bool set = false;
-  std::int64_t n = 0;
-  const void* perm = nullptr;
-  const void* inv = nullptr;
-  std::vector<Plane> planes;
-};
-} // namespace Impl
 
 /// The locality trigger (three one-word Views in `MemorySpace` and a
 /// threshold). A compaction with a trigger writes `live32` (aligned 32-sample
@@ -45,7 +25,7 @@ struct PlaneRecord {
 /// throws instead of leaving a plane out of step with the others. That restore
 /// also resets span = n and fire = 0.
 template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
-struct Trigger {
+struct Trigger : Impl::TriggerTag {
   using memory_space = MemorySpace;
   using word_view = Kokkos::View<std::uint32_t, MemorySpace>;
 
@@ -72,28 +52,4 @@ struct Trigger {
   }
 };
 
-namespace Impl {
-template <class T>
-struct IsTrigger : std::false_type {};
-template <class M>
-struct IsTrigger<Trigger<M>> : std::true_type {};
-
-/// A trigger whose words Exec can access.
-template <class Exec, class T, bool = IsTrigger<T>::value>
-inline constexpr bool kTriggerFor = false;
-template <class Exec, class T>
-inline constexpr bool kTriggerFor<Exec, T, true> =
-    Safe<typename T::word_view>::template accessible<Exec>();
-
-/// The trigger's words as the native faces take them (after validation).
-template <class M>
-ReorderTrigger nativeTrigger(const char* fn, const Trigger<M>& t) {
-  checkWord(fn, t.live32, "trigger.live32");
-  checkWord(fn, t.span, "trigger.span");
-  checkWord(fn, t.fire, "trigger.fire");
-  ReorderTrigger r{t.live32.data(), t.span.data(), t.fire.data(), t.theta};
-  checkTrigger(fn, r);
-  return r;
-}
-} // namespace Impl
 } // namespace sieve

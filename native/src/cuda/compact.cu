@@ -36,8 +36,8 @@ using Tuning::Cuda::kWarps;
 // Tile status payloads (impl/lookback.cuh): live groups in bits 32-61, kept
 // samples in bits 0-31 (kept <= 2^31 - 1 and live <= 2^26: plain additions of
 // two payloads never carry across fields).
-using TileStatus::kInclusive;
 using TileStatus::kAggregate;
+using TileStatus::kInclusive;
 
 struct CompactArgs {
   const std::uint8_t* mask;
@@ -158,9 +158,14 @@ __global__ void compactEmptyKernel(std::uint32_t* count, bool hasTrigger, Reorde
 void compactDevice(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* indexMap,
                    std::uint32_t* count, void* scratch, std::int64_t n, cudaStream_t stream,
                    const ReorderTrigger* trig) {
-  using namespace Impl;
-  constexpr const char* fn = "sieve::compactDevice";
-  checkCompact(fn, mask, flags, indexMap, count, scratch, n, 1, sizeof(std::int32_t), trig);
+  Impl::checkCompact("sieve::compactDevice", mask, flags, indexMap, count, scratch, n, 1,
+                     sizeof(std::int32_t), trig);
+  Impl::compactDeviceChecked(mask, flags, indexMap, count, scratch, n, stream, trig);
+}
+
+void Impl::compactDeviceChecked(const std::uint8_t* mask, std::uint32_t flags,
+                                std::int32_t* indexMap, std::uint32_t* count, void* scratch,
+                                std::int64_t n, cudaStream_t stream, const ReorderTrigger* trig) {
   const ReorderTrigger t = trig != nullptr ? *trig : ReorderTrigger{};
   if (n == 0) {
     launch(compactEmptyKernel, 1u, stream, "sieve::compactDevice (empty)", count, trig != nullptr,

@@ -99,7 +99,8 @@ __global__ void reorderPlaceKernel(const T* stage, T* plane, ReorderState s) {
     }
     done = words * per;
   }
-  for (std::int64_t i = done + globalIndex(); i < end; i += gridStride()) plane[s.dst(i)] = stage[i];
+  for (std::int64_t i = done + globalIndex(); i < end; i += gridStride())
+    plane[s.dst(i)] = stage[i];
 }
 
 __global__ void reorderInverseKernel(const std::int32_t* perm, std::int32_t* inv, ReorderState s) {
@@ -176,9 +177,17 @@ void reorderDevice(const ReorderPlane* planes, std::uint32_t nPlanes, const std:
                    std::uint32_t flags, std::int32_t* perm, std::int32_t* inv,
                    std::int32_t* indexMap, std::uint32_t* count, std::uint32_t* span,
                    std::uint32_t* fire, void* scratch, std::int64_t n, cudaStream_t stream) {
-  using namespace Impl;
-  checkReorder("sieve::reorderDevice", planes, nPlanes, mask, flags, perm, inv, indexMap, count,
-               span, fire, scratch, n);
+  Impl::checkReorder("sieve::reorderDevice", planes, nPlanes, mask, flags, perm, inv, indexMap,
+                     count, span, fire, scratch, n);
+  Impl::reorderDeviceChecked(planes, nPlanes, mask, flags, perm, inv, indexMap, count, span, fire,
+                             scratch, n, stream);
+}
+
+void Impl::reorderDeviceChecked(const ReorderPlane* planes, std::uint32_t nPlanes,
+                                const std::uint8_t* mask, std::uint32_t flags, std::int32_t* perm,
+                                std::int32_t* inv, std::int32_t* indexMap, std::uint32_t* count,
+                                std::uint32_t* span, std::uint32_t* fire, void* scratch,
+                                std::int64_t n, cudaStream_t stream) {
   if (n == 0) {
     launch(reorderEmptyKernel, 1u, stream, "sieve::reorderDevice (empty)", count, span, fire);
     return;
@@ -218,8 +227,13 @@ void reorderDevice(const ReorderPlane* planes, std::uint32_t nPlanes, const std:
 
 void restoreDevice(const ReorderPlane* planes, std::uint32_t nPlanes, std::int32_t* perm,
                    std::int32_t* inv, void* scratch, std::int64_t n, cudaStream_t stream) {
-  using namespace Impl;
-  checkRestore("sieve::restoreDevice", planes, nPlanes, perm, inv, scratch, n);
+  Impl::checkRestore("sieve::restoreDevice", planes, nPlanes, perm, inv, scratch, n);
+  Impl::restoreDeviceChecked(planes, nPlanes, perm, inv, scratch, n, stream);
+}
+
+void Impl::restoreDeviceChecked(const ReorderPlane* planes, std::uint32_t nPlanes,
+                                std::int32_t* perm, std::int32_t* inv, void* scratch,
+                                std::int64_t n, cudaStream_t stream) {
   if (n == 0) return;
   const unsigned blocks = Geometry::blocksFor(n, kBlock), moves = Geometry::moveBlocks(n);
   for (std::uint32_t p = 0; p < nPlanes; ++p) {

@@ -64,8 +64,14 @@ void compactTeamBody(const TeamCtx& t, const HostKernels& kern, const std::uint8
 void compactHost(HostTeam team, const std::uint8_t* mask, std::uint32_t flags,
                  std::int32_t* indexMap, std::uint32_t* count, void* scratch, std::int64_t n,
                  const ReorderTrigger* trig) {
-  constexpr const char* fn = "sieve::compactHost";
-  Impl::checkCompact(fn, mask, flags, indexMap, count, scratch, n, 1, sizeof(std::int32_t), trig);
+  Impl::checkCompact("sieve::compactHost", mask, flags, indexMap, count, scratch, n, 1,
+                     sizeof(std::int32_t), trig);
+  Impl::compactHostChecked(team, mask, flags, indexMap, count, scratch, n, trig);
+}
+
+void Impl::compactHostChecked(HostTeam team, const std::uint8_t* mask, std::uint32_t flags,
+                              std::int32_t* indexMap, std::uint32_t* count, void* scratch,
+                              std::int64_t n, const ReorderTrigger* trig) {
   // Threads share their counts through the scratch (CompactLayout::hostKept,
   // hostLive), sized for at most CompactLayout::hostMaxThreads(n) threads.
   const int threads = Impl::teamSizeFor(team, n, Tuning::Host::kCompactMinPerThread);

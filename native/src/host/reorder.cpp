@@ -110,6 +110,15 @@ void reorderHost(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlane
                  std::uint32_t* span, std::uint32_t* fire, void* scratch, std::int64_t n) {
   Impl::checkReorder("sieve::reorderHost", planes, nPlanes, mask, flags, perm, inv, indexMap, count,
                      span, fire, scratch, n);
+  Impl::reorderHostChecked(team, planes, nPlanes, mask, flags, perm, inv, indexMap, count, span,
+                           fire, scratch, n);
+}
+
+void Impl::reorderHostChecked(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlanes,
+                              const std::uint8_t* mask, std::uint32_t flags, std::int32_t* perm,
+                              std::int32_t* inv, std::int32_t* indexMap, std::uint32_t* count,
+                              std::uint32_t* span, std::uint32_t* fire, void* scratch,
+                              std::int64_t n) {
   if (n == 0) {
     Impl::reorderEpilogue(count, span, fire, 0u);
     return;
@@ -134,6 +143,12 @@ void reorderHost(const ReorderPlane* planes, std::uint32_t nPlanes, const std::u
 void restoreHost(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlanes,
                  std::int32_t* perm, std::int32_t* inv, void* scratch, std::int64_t n) {
   Impl::checkRestore("sieve::restoreHost", planes, nPlanes, perm, inv, scratch, n);
+  Impl::restoreHostChecked(team, planes, nPlanes, perm, inv, scratch, n);
+}
+
+void Impl::restoreHostChecked(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlanes,
+                              std::int32_t* perm, std::int32_t* inv, void* scratch,
+                              std::int64_t n) {
   if (n == 0) return;
   const int threads = Impl::teamSizeFor(team, n, Tuning::Host::kReorderMinPerThread);
   Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {

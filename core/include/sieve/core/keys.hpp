@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sieve — the backend-neutral rules of sieve::keys (seed 002): the key id of
-// a dense key, the key-range checks, the chunks of the stable counting sort,
+// Sieve — the backend-neutral rules of sieve::keys: the key id of a dense
+// key, the key-range checks, the chunks of the stable counting sort,
 // the radix digits of the sparse sort, and the element-balanced split of the
 // key ids. Header-only, no Kokkos; the arithmetic is host and device callable,
 // the checks are host only and throw std::invalid_argument.

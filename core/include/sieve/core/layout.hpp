@@ -93,8 +93,9 @@ struct ScanLookBackLayout {
   SIEVE_INLINE static constexpr std::size_t wideBytes(std::int64_t n, std::int64_t tile,
                                                       std::uintptr_t base) {
     const std::int64_t t = tiles(n, tile);
-    return t > 1 ? wideValuesOffset(n, tile, base) + std::size_t(16) * static_cast<std::size_t>(t - 1)
-                 : 0;
+    return t > 1
+               ? wideValuesOffset(n, tile, base) + std::size_t(16) * static_cast<std::size_t>(t - 1)
+               : 0;
   }
   /// Wide: the most bytes any 4-byte aligned base needs.
   SIEVE_INLINE static constexpr std::size_t wideMaxBytes(std::int64_t n, std::int64_t tile) {
@@ -103,7 +104,7 @@ struct ScanLookBackLayout {
   }
 };
 
-/// The compaction scratch (compactScratchBytes(n) bytes, 8-byte aligned) as
+/// The compaction scratch (compact_scratch_bytes(n) bytes, 8-byte aligned) as
 /// each face carves it. A face uses its own regions only.
 struct CompactLayout {
   // --- host twin -----------------------------------------------------------------
@@ -160,9 +161,23 @@ struct CompactLayout {
   SIEVE_HOST_DEVICE static constexpr ScratchRegion portableTileOff(std::int64_t ntiles) {
     return {portableTileLive(ntiles).end(), std::size_t(4) * static_cast<std::size_t>(ntiles)};
   }
+  /// Portable, sequential (Kokkos::Serial): the keep bits of every 32-sample
+  /// group (uint32 each), from byte 0; the only region it uses.
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion sequentialBits(std::int64_t n) {
+    return {0, std::size_t(4) * static_cast<std::size_t>(groups32(n))};
+  }
+  /// Portable: each 32-sample group's keep bits (uint32 each), saved by the
+  /// count phase for the write phase, after the tile words; empty where they
+  /// do not fit in compact_scratch_bytes(n) (n = 1: the write phase then
+  /// reads the mask again).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion portableBits(std::int64_t n) {
+    const ScratchRegion r{portableTileOff(portableTiles(n)).end(),
+                          std::size_t(4) * static_cast<std::size_t>(groups32(n))};
+    return r.end() <= compact_scratch_bytes(n) ? r : ScratchRegion{};
+  }
 };
 
-/// The reorder / restore scratch (reorderScratchBytes(n, maxElemBytes) bytes,
+/// The reorder / restore scratch (reorder_scratch_bytes(n, maxElemBytes) bytes,
 /// 16-byte aligned) as each face carves it: the keep-bit regions inside the
 /// compaction scratch, then the staging plane from reorderStageOffset(n).
 struct ReorderLayout {
@@ -202,6 +217,17 @@ struct ReorderLayout {
   SIEVE_HOST_DEVICE static constexpr ScratchRegion stage(std::int64_t n, std::uint32_t elemBytes) {
     return {reorderStageOffset(n),
             static_cast<std::size_t>(n > 1 ? n : 1) * reorderStageElemBytes(elemBytes)};
+  }
+  /// Portable: a second staging plane of n `elemBytes`-byte elements (two
+  /// planes moved per pass), in the compaction part of the scratch from byte
+  /// `from` on (past cnt(n) for a reorder, 0 for a restore, which uses no
+  /// keep bits), 16-byte aligned; empty where it does not end before the
+  /// staging plane (elements of 16 bytes, or n < 2).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion pairStage(std::int64_t n, std::size_t from,
+                                                             std::uint32_t elemBytes) {
+    const ScratchRegion r{(from + 15u) & ~std::size_t(15u),
+                          std::size_t(elemBytes) * static_cast<std::size_t>(n > 0 ? n : 0)};
+    return n >= 2 && r.end() <= stage(n, 4).offset ? r : ScratchRegion{};
   }
 };
 

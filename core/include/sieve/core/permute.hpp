@@ -35,9 +35,11 @@ struct PermuteLayout {
 /// plane with contiguous rows: extent(1) elements; a rank-2 plane of strided
 /// columns: one element): max(n, 1) bytes rounded up to 16, then max(n, 1)
 /// rows of maxRowBytes. O(1), host and device. n < 0 is the caller's to
-/// reject.
+/// reject (the public rule is sieve::permute_scratch_bytes).
+namespace Impl {
 SIEVE_INLINE constexpr std::size_t permuteScratchBytes(std::int64_t n, std::size_t maxRowBytes) {
-  return Impl::PermuteLayout::stage(n, maxRowBytes).end();
+  return PermuteLayout::stage(n, maxRowBytes).end();
 }
+} // namespace Impl
 
 } // namespace sieve

@@ -20,9 +20,9 @@ namespace sieve {
 /// internal; no face touches a byte past this size. O(1), host and device.
 /// On the host, throws std::invalid_argument for n < 0 or n > INT32_MAX (the
 /// contract of every call that takes the scratch); device code does not check.
-SIEVE_INLINE constexpr std::size_t compactScratchBytes(std::int64_t n) {
+SIEVE_INLINE constexpr std::size_t compact_scratch_bytes(std::int64_t n) {
 #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
-  if (n < 0 || n > kCompactMaxSamples) Impl::checkSamples("sieve::compactScratchBytes", n);
+  if (n < 0 || n > kCompactMaxSamples) Impl::checkSamples("sieve::compact_scratch_bytes", n);
 #endif
   return std::size_t(3) * sizeof(idx_t) * static_cast<std::size_t>(n > 1 ? n : 1);
 }
@@ -49,7 +49,7 @@ namespace Impl {
 /// Byte offset of the staging plane inside the reorder scratch: the compaction
 /// scratch rounded up to 16 bytes.
 SIEVE_INLINE constexpr std::size_t reorderStageOffset(std::int64_t n) {
-  return (compactScratchBytes(n) + 15u) & ~std::size_t(15u);
+  return (compact_scratch_bytes(n) + 15u) & ~std::size_t(15u);
 }
 /// Bytes of one staging element: the widest plane, `perm` included (4 bytes).
 SIEVE_INLINE constexpr std::size_t reorderStageElemBytes(std::uint32_t maxElemBytes) {
@@ -61,12 +61,13 @@ SIEVE_INLINE constexpr std::size_t reorderStageElemBytes(std::uint32_t maxElemBy
 /// compaction scratch rounded up to 16 bytes, then one staging plane of
 /// `max(n, 1)` elements of `max(maxElemBytes, 4)` bytes. O(1), host and device.
 /// On the host, throws std::invalid_argument for a bad `n` (as
-/// compactScratchBytes) or a `maxElemBytes` other than 1, 2, 4, 8 or 16.
-SIEVE_INLINE constexpr std::size_t reorderScratchBytes(std::int64_t n, std::uint32_t maxElemBytes) {
+/// compact_scratch_bytes) or a `maxElemBytes` other than 1, 2, 4, 8 or 16.
+SIEVE_INLINE constexpr std::size_t reorder_scratch_bytes(std::int64_t n,
+                                                         std::uint32_t maxElemBytes) {
 #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
-  if (n < 0 || n > kCompactMaxSamples) Impl::checkSamples("sieve::reorderScratchBytes", n);
+  if (n < 0 || n > kCompactMaxSamples) Impl::checkSamples("sieve::reorder_scratch_bytes", n);
   if (!Impl::supportedElem(maxElemBytes))
-    Impl::checkElemBytes("sieve::reorderScratchBytes", maxElemBytes, "maxElemBytes");
+    Impl::checkElemBytes("sieve::reorder_scratch_bytes", maxElemBytes, "max_elem_bytes");
 #endif
   return Impl::reorderStageOffset(n) +
          static_cast<std::size_t>(n > 1 ? n : 1) * Impl::reorderStageElemBytes(maxElemBytes);
@@ -99,12 +100,13 @@ SIEVE_INLINE constexpr std::uint8_t maskByte(MaskPolarity polarity, bool kept) {
   return (polarity == MaskPolarity::drop) != kept ? 1u : 0u;
 }
 
+namespace Impl {
 /// Bytes of scratch a Population's spawn of `n` samples needs
-/// (Impl::spawnLayout). O(1), host and device. On the host, throws
-/// std::invalid_argument for a bad `n` (as compactScratchBytes).
+/// (spawnLayout). O(1), host and device.
 SIEVE_INLINE constexpr std::size_t spawnScratchBytes(std::int64_t n) {
-  return Impl::spawnLayout(n).bytes;
+  return spawnLayout(n).bytes;
 }
+} // namespace Impl
 
 namespace Impl {
 

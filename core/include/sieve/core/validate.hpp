@@ -86,7 +86,7 @@ inline void checkApart(const char* fn, const std::vector<ArrayBytes>& arrays, st
 
 /// Validate a compaction request (pointers may be null only where nothing is
 /// addressed, i.e. the samples when n == 0; `count` is always written).
-/// Mask, index map (its first n slots), scratch (compactScratchBytes(n)) and
+/// Mask, index map (its first n slots), scratch (compact_scratch_bytes(n)) and
 /// count must not share a byte; strided mask / map give their strides in bytes.
 inline void checkCompact(const char* fn, const std::uint8_t* mask, std::uint32_t flags,
                          const std::int32_t* indexMap, const std::uint32_t* count,
@@ -105,7 +105,7 @@ inline void checkCompact(const char* fn, const std::uint8_t* mask, std::uint32_t
     arrays.push_back(arrayBytes("mask", mask, n, 1, maskStride));
     arrays.push_back(arrayBytes("indexMap", indexMap, n, sizeof(std::int32_t), mapStride));
     arrays.push_back(
-        arrayBytes("scratch", scratch, static_cast<std::int64_t>(compactScratchBytes(n)), 1));
+        arrayBytes("scratch", scratch, static_cast<std::int64_t>(compact_scratch_bytes(n)), 1));
   }
   arrays.push_back(arrayBytes("count", count, 1, sizeof(std::uint32_t)));
   if (trig != nullptr) {
@@ -182,13 +182,13 @@ inline std::vector<ArrayBytes> checkPlanes(const char* fn, const ReorderPlane* p
   return arrays;
 }
 
-/// The reorder scratch (reorderScratchBytes(n, maxElem) bytes) must not
+/// The reorder scratch (reorder_scratch_bytes(n, maxElem) bytes) must not
 /// overlap the arrays checkPlanes returned; it is appended to them.
 inline void checkScratchApart(const char* fn, std::vector<ArrayBytes>& arrays, const void* scratch,
                               std::int64_t n, std::uint32_t maxElem) {
   const std::size_t from = arrays.size();
   arrays.push_back(arrayBytes("scratch", scratch,
-                              static_cast<std::int64_t>(reorderScratchBytes(n, maxElem)), 1));
+                              static_cast<std::int64_t>(reorder_scratch_bytes(n, maxElem)), 1));
   checkApart(fn, arrays, from, false, "scratch must not overlap the planes, perm, inv or indexMap");
 }
 

@@ -7,7 +7,8 @@
 // compiled by nvcc; elsewhere Kokkos::Cuda scans take the portable face.
 #pragma once
 
-#include <sieve/impl/faces.hpp>
+#include <sieve/impl/call.hpp>
+#include <sieve/impl/faces/table.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA) && SIEVE_HAVE_CUDA
 #include <sieve/native/cuda/check.hpp>
@@ -37,7 +38,8 @@ struct Faces<Face::Cuda> {
                       const ReorderTrigger* trig, std::int64_t n) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
     const CudaDeviceGuard device(exec.cuda_device());
-    compactDevice(mask.data(), flags, map.data(), count, scratch, n, exec.cuda_stream(), trig);
+    compactDeviceChecked(mask.data(), flags, map.data(), count, scratch, n, exec.cuda_stream(),
+                         trig);
   }
 
   template <class Mask, class Perm, class Inv, class Map>
@@ -48,8 +50,8 @@ struct Faces<Face::Cuda> {
                       const std::size_t* /*strides: every word plane is contiguous here*/) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
     const CudaDeviceGuard device(exec.cuda_device());
-    reorderDevice(desc, nPlanes, mask.data(), flags, perm.data(), inv.data(), map.data(), count,
-                  span, fire, scratch, n, exec.cuda_stream());
+    reorderDeviceChecked(desc, nPlanes, mask.data(), flags, perm.data(), inv.data(), map.data(),
+                         count, span, fire, scratch, n, exec.cuda_stream());
   }
 
   template <class Perm, class Inv>
@@ -59,17 +61,19 @@ struct Faces<Face::Cuda> {
                       const std::size_t* /*strides: every word plane is contiguous here*/) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
     const CudaDeviceGuard device(exec.cuda_device());
-    restoreDevice(desc, nPlanes, perm.data(), inv.data(), scratch, n, exec.cuda_stream());
+    restoreDeviceChecked(desc, nPlanes, perm.data(), inv.data(), scratch, n, exec.cuda_stream());
   }
 
 #if defined(__CUDACC__)
-  template <bool Inclusive, class In, class Out, class Op, class T>
+  /// Seeded: the fold starts from `init`; unseeded (inclusive only), from
+  /// in(0), `init` unused.
+  template <bool Inclusive, bool Seeded = true, class In, class Out, class Op, class T>
   static void scan(const Kokkos::Cuda& exec, const Names& names, const In& in, const Out& out,
                    const Op& op, const T& init, T* blockSums, std::int64_t n) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
     const CudaDeviceGuard device(exec.cuda_device());
-    cuda::Scan::enqueue<T, Op, Inclusive>(in.data(), out.data(), blockSums, n, init,
-                                          exec.cuda_stream(), op);
+    cuda::Scan::enqueue<T, Op, Inclusive, Seeded>(in.data(), out.data(), blockSums, n, init,
+                                                  exec.cuda_stream(), op);
   }
 #endif
 };

@@ -4,7 +4,8 @@
 // when their work is done.
 #pragma once
 
-#include <sieve/impl/faces.hpp>
+#include <sieve/impl/call.hpp>
+#include <sieve/impl/faces/table.hpp>
 
 #if defined(KOKKOS_ENABLE_OPENMP)
 #include <sieve/native/host/compact.hpp>
@@ -28,7 +29,7 @@ struct Faces<Face::OpenMP> {
                       std::uint32_t flags, const Map& map, std::uint32_t* count, void* scratch,
                       const ReorderTrigger* trig, std::int64_t n) {
     const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
-    compactHost(team(exec), mask.data(), flags, map.data(), count, scratch, n, trig);
+    compactHostChecked(team(exec), mask.data(), flags, map.data(), count, scratch, n, trig);
   }
 
   template <class Mask, class Perm, class Inv, class Map>
@@ -38,8 +39,8 @@ struct Faces<Face::OpenMP> {
                       std::int64_t n, const ReorderPlane* desc, std::uint32_t nPlanes,
                       const std::size_t* /*strides: every word plane is contiguous here*/) {
     const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
-    reorderHost(team(exec), desc, nPlanes, mask.data(), flags, perm.data(), inv.data(), map.data(),
-                count, span, fire, scratch, n);
+    reorderHostChecked(team(exec), desc, nPlanes, mask.data(), flags, perm.data(), inv.data(),
+                       map.data(), count, span, fire, scratch, n);
   }
 
   template <class Perm, class Inv>
@@ -48,14 +49,17 @@ struct Faces<Face::OpenMP> {
                       std::uint32_t nPlanes,
                       const std::size_t* /*strides: every word plane is contiguous here*/) {
     const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
-    restoreHost(team(exec), desc, nPlanes, perm.data(), inv.data(), scratch, n);
+    restoreHostChecked(team(exec), desc, nPlanes, perm.data(), inv.data(), scratch, n);
   }
 
-  template <bool Inclusive, class In, class Out, class Op, class T>
+  /// Seeded: the fold starts from `init`; unseeded (inclusive only), from
+  /// in(0), `init` unused.
+  template <bool Inclusive, bool Seeded = true, class In, class Out, class Op, class T>
   static void scan(const Kokkos::OpenMP& exec, const Names& names, const In& in, const Out& out,
                    const Op& op, const T& init, T* blockSums, std::int64_t n) {
     const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
-    cpu::Scan::scan<T, Op, Inclusive>(team(exec), in.data(), out.data(), blockSums, n, init, op);
+    cpu::Scan::scan<T, Op, Inclusive, Tuning::Host::kScanBlock, Seeded>(
+        team(exec), in.data(), out.data(), blockSums, n, init, op);
   }
 };
 

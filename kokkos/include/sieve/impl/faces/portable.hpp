@@ -4,7 +4,7 @@
 // strided Views.
 #pragma once
 
-#include <sieve/impl/faces.hpp>
+#include <sieve/impl/faces/table.hpp>
 #include <sieve/impl/portable.hpp>
 
 namespace sieve {
@@ -43,10 +43,12 @@ struct Faces<Face::Portable> {
                             desc, strideBytes, nPlanes);
   }
 
-  template <bool Inclusive, class Exec, class In, class Out, class Op, class T>
+  /// Seeded: the fold starts from `init`; unseeded (inclusive only), from
+  /// in(0), `init` unused.
+  template <bool Inclusive, bool Seeded = true, class Exec, class In, class Out, class Op, class T>
   static void scan(const Exec& exec, const Names& names, const In& in, const Out& out, const Op& op,
                    const T& init, T* blockSums, std::int64_t n) {
-    Portable::scan<Inclusive>(exec, names.prefix, in, out, op, init, blockSums, n);
+    Portable::scan<Inclusive, Seeded>(exec, names.prefix, in, out, op, init, blockSums, n);
   }
 };
 

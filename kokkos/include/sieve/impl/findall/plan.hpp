@@ -13,27 +13,19 @@
 
 namespace sieve {
 
-/// findall algorithm: the space's default — Partitioned on host spaces,
-/// ScanScatter{256, 8} (Tuning::Findall) on device spaces.
-struct Auto {};
-
-/// findall algorithm: stable tiled compaction. Each tile of block_size x
-/// items_per_thread elements is counted by one team (block_size threads on
-/// devices, items_per_thread consecutive elements each), the tile counts are
-/// scanned, then each tile scatters its selected items. block_size: a power
-/// of two <= 1024; items_per_thread >= 1; their product <= INT32_MAX.
-struct ScanScatter {
-  int block_size = Tuning::Findall::kBlock;
-  int items_per_thread = Tuning::Findall::kItems;
-};
-
-/// findall algorithm (host spaces only): one contiguous partition per thread;
-/// each counts its selected elements, the counts are scanned, each writes its
-/// items at its offset. Stable.
-struct Partitioned {};
-
 namespace Impl {
 namespace Findall {
+
+/// A findall algorithm, as the public tags (sieve::Auto, ScanScatter,
+/// Partitioned, in <sieve/findall.hpp>) describe it. Auto: the space's
+/// default — Partitioned on host spaces, ScanScatter with Tuning::Findall's
+/// block and items on device spaces.
+struct Algorithm {
+  enum class Which { Auto, ScanScatter, Partitioned };
+  Which which = Which::Auto;
+  int block = Tuning::Findall::kBlock; // ScanScatter: block_size
+  int items = Tuning::Findall::kItems; // ScanScatter: items_per_thread
+};
 
 enum class Kind { ScanScatter, Partitioned };
 
@@ -73,37 +65,38 @@ template <class Exec>
 inline constexpr bool kHostSpace =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
 
-inline void checkScanScatter(const char* fn, const ScanScatter& a) {
-  const int b = a.block_size;
+/// ScanScatter{block, items}: block a power of two in [1, 1024], items >= 1,
+/// their product at most INT32_MAX.
+inline void checkScanScatter(const char* fn, const Algorithm& a) {
+  const int b = a.block;
   if (b < 1 || b > 1024 || (b & (b - 1)) != 0)
     fail(fn, "ScanScatter::block_size = " + std::to_string(b) +
                  "; it must be a power of two in [1, 1024]");
-  if (a.items_per_thread < 1)
-    fail(fn, "ScanScatter::items_per_thread = " + std::to_string(a.items_per_thread) +
-                 "; it must be at least 1");
-  if (static_cast<std::int64_t>(b) * a.items_per_thread > INT32_MAX)
+  if (a.items < 1)
+    fail(fn,
+         "ScanScatter::items_per_thread = " + std::to_string(a.items) + "; it must be at least 1");
+  if (static_cast<std::int64_t>(b) * a.items > INT32_MAX)
     fail(fn, "ScanScatter block_size x items_per_thread = " +
-                 std::to_string(static_cast<std::int64_t>(b) * a.items_per_thread) +
+                 std::to_string(static_cast<std::int64_t>(b) * a.items) +
                  " exceeds INT32_MAX (2147483647)");
 }
 
-inline Plan scanScatterPlan(const char* fn, const ScanScatter& a, std::int64_t n, bool host) {
+inline Plan scanScatterPlan(const char* fn, const Algorithm& a, std::int64_t n, bool host) {
   checkScanScatter(fn, a);
   Plan p;
   p.kind = Kind::ScanScatter;
-  p.block = a.block_size;
-  p.items = a.items_per_thread;
+  p.block = a.block;
+  p.items = a.items;
   p.n = n;
-  p.unit = a.items_per_thread;
+  p.unit = a.items;
   p.shape.units = (n + p.unit - 1) / p.unit;
-  p.shape.unitsPerTile = a.block_size;
+  p.shape.unitsPerTile = a.block;
   // One team of block_size threads per tile on devices; on host spaces a
   // tile is one thread's (the tile shape, not the team, fixes the result).
-  p.shape.teamSize = host ? 1 : a.block_size;
+  p.shape.teamSize = host ? 1 : a.block;
   if (p.tiles() > INT32_MAX)
-    fail(fn, "ScanScatter{" + std::to_string(a.block_size) + ", " +
-                 std::to_string(a.items_per_thread) + "} cuts n = " + std::to_string(n) + " into " +
-                 std::to_string(p.tiles()) +
+    fail(fn, "ScanScatter{" + std::to_string(a.block) + ", " + std::to_string(a.items) +
+                 "} cuts n = " + std::to_string(n) + " into " + std::to_string(p.tiles()) +
                  " tiles, more than INT32_MAX teams; use a larger block_size x items_per_thread");
   return p;
 }
@@ -127,20 +120,20 @@ inline Plan partitionedPlan(std::int64_t n, int concurrency) {
   return p;
 }
 
-/// The plan of algorithm A for n elements on exec.
-template <class Exec, class A>
-Plan planFor(const char* fn, const Exec& exec, const A& alg, std::int64_t n) {
+/// The plan of algorithm `alg` for n elements on exec.
+template <class Exec>
+Plan planFor(const char* fn, const Exec& exec, const Algorithm& alg, std::int64_t n) {
   constexpr bool host = kHostSpace<Exec>;
-  if constexpr (std::is_same_v<A, ScanScatter>) {
-    return scanScatterPlan(fn, alg, n, host);
-  } else if constexpr (std::is_same_v<A, Partitioned>) {
+  switch (alg.which) {
+  case Algorithm::Which::ScanScatter: return scanScatterPlan(fn, alg, n, host);
+  case Algorithm::Which::Partitioned:
     if (!host)
       fail(fn, std::string("algorithm Partitioned runs on host execution spaces only, not on ") +
                    Exec::name() + "; use sieve::ScanScatter or sieve::Auto");
     return partitionedPlan(n, static_cast<int>(exec.concurrency()));
-  } else {
+  default:
     if constexpr (host) return partitionedPlan(n, static_cast<int>(exec.concurrency()));
-    else return scanScatterPlan(fn, ScanScatter{}, n, host);
+    else return scanScatterPlan(fn, Algorithm{}, n, host);
   }
 }
 

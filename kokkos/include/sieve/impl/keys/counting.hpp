@@ -10,15 +10,15 @@
 
 #include <sieve/core/keys.hpp>
 #include <sieve/impl/common.hpp>
-#include <sieve/scan.hpp>
+#include <sieve/impl/scan.hpp>
 
 #include <cstdint>
 #include <string>
 #include <type_traits>
 
 namespace sieve {
-namespace keys {
 namespace Impl {
+namespace Keys {
 
 using i64 = std::int64_t;
 
@@ -77,7 +77,7 @@ class CountingSort {
 
   CountingSort(const Exec& exec, const sieve::Impl::Names& names, const Src& src, i64 buckets)
       : exec_(exec), names_(names), src_(src), R_(src.records()), K_(buckets),
-        C_(sieve::Impl::Keys::countingChunks(R_, K_, exec.concurrency())) {}
+        C_(countingChunks(R_, K_, exec.concurrency())) {}
 
   /// On the caller's scratch (a DenseWorkspace): `chunks` chunks, `hist`
   /// chunks * buckets words, `stats` 3 * chunks words (no kExactSlots).
@@ -307,6 +307,6 @@ class CountingSort {
   bool allocated_ = false;
 };
 
+} // namespace Keys
 } // namespace Impl
-} // namespace keys
 } // namespace sieve

@@ -12,8 +12,8 @@
 #include <cstdint>
 
 namespace sieve {
-namespace keys {
 namespace Impl {
+namespace Keys {
 
 /// The values of reduce_by_key: value(p) of a View, or a projection of it.
 template <class V>
@@ -40,7 +40,7 @@ KOKKOS_INLINE_FUNCTION T foldRun(const Values& value, const Op& op, i64 p, i64 q
 /// the multiples of kFoldPiece (sequentially: a key of a few pieces).
 template <class T, class Values, class Op>
 KOKKOS_INLINE_FUNCTION T foldKey(const Values& value, const T& init, const Op& op, i64 a, i64 z) {
-  constexpr i64 B = sieve::Impl::Keys::kFoldPiece;
+  constexpr i64 B = kFoldPiece;
   T r = init;
   for (i64 p = a; p < z;) {
     const i64 q = (p / B + 1) * B < z ? (p / B + 1) * B : z;
@@ -54,7 +54,7 @@ KOKKOS_INLINE_FUNCTION T foldKey(const Values& value, const T& init, const Op& o
 /// the host's bound; less with a count on the device).
 template <class Offsets>
 KOKKOS_INLINE_FUNCTION void pieceOf(const Offsets& offsets, i64 K, i64 b, i64& s, i64& e) {
-  constexpr i64 B = sieve::Impl::Keys::kFoldPiece;
+  constexpr i64 B = kFoldPiece;
   const i64 n = offsets(K);
   s = b * B;
   e = s + B < n ? s + B : n;
@@ -78,8 +78,8 @@ void foldByKey(const sieve::Impl::Names& names, const Exec& exec, const Offsets&
                i64 N, const Values& value, const T& init, const Op& op, const Result& result) {
   if (K == 0) return;
   using Mem = typename Exec::memory_space;
-  constexpr i64 B = sieve::Impl::Keys::kFoldPiece;
-  constexpr i64 big = sieve::Impl::Keys::kFoldBigKey;
+  constexpr i64 B = kFoldPiece;
+  constexpr i64 big = kFoldBigKey;
   Kokkos::parallel_for(
       names("keys"), Range<Exec>(exec, 0, K), KOKKOS_LAMBDA(const i64 k) {
         const i64 a = offsets(k), z = offsets(k + 1);
@@ -87,7 +87,7 @@ void foldByKey(const sieve::Impl::Names& names, const Exec& exec, const Offsets&
       });
   // Big keys need more than kFoldBigKey elements: none when N is smaller.
   if (N <= big) return;
-  const i64 pieces = sieve::Impl::Keys::foldPieces(N);
+  const i64 pieces = foldPieces(N);
   Kokkos::View<T*, Mem> first(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("first")),
                               static_cast<std::size_t>(pieces));
   Kokkos::View<T*, Mem> last(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("last")),
@@ -123,6 +123,6 @@ void foldByKey(const sieve::Impl::Names& names, const Exec& exec, const Offsets&
   sieve::Impl::fence(exec, "keys::reduce_by_key: pieces freed");
 }
 
+} // namespace Keys
 } // namespace Impl
-} // namespace keys
 } // namespace sieve

@@ -13,8 +13,8 @@
 #include <cstdint>
 
 namespace sieve {
-namespace keys {
 namespace Impl {
+namespace Keys {
 
 inline constexpr i64 kRun = 32;
 inline constexpr i64 kBlock = 2048;
@@ -112,6 +112,6 @@ V mergeSort(const Exec& exec, const sieve::Impl::Names& names, V a, V b, i64 n, 
   return a;
 }
 
+} // namespace Keys
 } // namespace Impl
-} // namespace keys
 } // namespace sieve

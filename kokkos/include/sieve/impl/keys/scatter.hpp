@@ -17,7 +17,6 @@
 #include <sieve/core/keys.hpp>
 #include <sieve/impl/keys/counting.hpp>
 #include <sieve/impl/keys/merge.hpp>
-#include <sieve/impl/keys/results.hpp>
 #include <sieve/impl/keys/source.hpp>
 
 #include <cstdint>
@@ -27,8 +26,8 @@
 #include <type_traits>
 
 namespace sieve {
-namespace keys {
 namespace Impl {
+namespace Keys {
 
 /// The counting-sort view of a dense scatter: bucket = key - min. Exact:
 /// every chunk's slots are checked to be filled exactly (the blocking form of
@@ -48,7 +47,7 @@ struct DenseSrc {
   KOKKOS_INLINE_FUNCTION i64 digit(const Item& e) const {
     const Key k = src.key(e);
     if (k < min || max < k) return -1;
-    return static_cast<i64>(sieve::Impl::Keys::keyDistance(k, min));
+    return static_cast<i64>(keyDistance(k, min));
   }
   KOKKOS_INLINE_FUNCTION void put(const Item& e, i64 pos) const { out(pos) = e; }
 };
@@ -94,7 +93,7 @@ KeyExtent<typename S::key_type> keyExtent(const Exec& exec, const sieve::Impl::N
   using Key = typename S::key_type;
   using Mem = typename Exec::memory_space;
   const i64 R = src.records();
-  const i64 C = sieve::Impl::Keys::countingChunks(R, 1, exec.concurrency());
+  const i64 C = countingChunks(R, 1, exec.concurrency());
   Kokkos::View<Key*, Mem> mins(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_min")),
       static_cast<std::size_t>(C));
@@ -134,38 +133,32 @@ KeyExtent<typename S::key_type> keyExtent(const Exec& exec, const sieve::Impl::N
   return e;
 }
 
-template <class Exec, class In>
-using DenseOf = DenseKeys<typename InputOf<In>::key_type, Exec>;
-template <class Exec, class In>
-using SparseOf = SparseKeys<typename InputOf<In>::key_type, Exec>;
-
 /// scatter_dense, checked types. `hasRange`: [minKey, maxKey] given.
-template <class Exec, class In, class Out, class Key>
-DenseOf<Exec, In> scatterDense(const sieve::Impl::Names& names, const Exec& exec, const In& input,
-                               bool hasRange, Key minKey, Key maxKey, const Out& output,
-                               const char* fn = "sieve::keys::scatter_dense") {
+/// Result: the DenseKeys of the key type (made from the offsets, the number
+/// of keys and elements, and the range).
+template <class Result, class Exec, class In, class Out, class Key>
+Result scatterDense(const sieve::Impl::Names& names, const Exec& exec, const In& input,
+                    bool hasRange, Key minKey, Key maxKey, const Out& output,
+                    const char* fn = "sieve::keys::scatter_dense") {
   using Src = typename InputOf<In>::source;
   const Src src = InputOf<In>::make(input);
   checkApartFromInput(fn, input, output);
-  if constexpr (Src::kOneToOne)
-    sieve::Impl::Keys::checkOutputHolds(fn, sieve::Impl::extent64(output), src.records());
+  if constexpr (Src::kOneToOne) checkOutputHolds(fn, sieve::Impl::extent64(output), src.records());
   const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
   if (!hasRange) {
     const KeyExtent<Key> e = keyExtent(exec, names, src);
-    if (!e.any) return DenseOf<Exec, In>(I64View<Exec>(names("offsets"), 1), 0, 0, Key{}, Key{});
+    if (!e.any) return Result(I64View<Exec>(names("offsets"), 1), 0, 0, Key{}, Key{});
     minKey = e.min;
     maxKey = e.max;
   }
-  const i64 K = sieve::Impl::Keys::checkKeyRange(fn, minKey, maxKey);
+  const i64 K = checkKeyRange(fn, minKey, maxKey);
   const std::string range = "[" + std::to_string(minKey) + ", " + std::to_string(maxKey) + "]";
   using D = DenseSrc<Src, Out>;
   CountingSort<Exec, D> sort(exec, names, D{src, output, minKey, maxKey}, K);
   I64View<Exec> offsets;
   // A range the histograms (about keys * chunks words) or the offsets do
   // not fit in memory: an argument error, not a bare allocation failure.
-  const auto tooLarge = [&](const char* what) {
-    sieve::Impl::Keys::failRangeTooLarge(fn, minKey, maxKey, K, what);
-  };
+  const auto tooLarge = [&](const char* what) { failRangeTooLarge(fn, minKey, maxKey, K, what); };
   try {
     sort.allocate();
     offsets = I64View<Exec>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("offsets")),
@@ -180,8 +173,8 @@ DenseOf<Exec, In> scatterDense(const sieve::Impl::Names& names, const Exec& exec
     sieve::Impl::fail(fn, "the mapper's count(i) is negative for " +
                               std::to_string(stats.negative) +
                               " record(s); a record has 0 or more elements; nothing was written");
-  sieve::Impl::Keys::checkKeysInRange(fn, stats.outside, range);
-  sieve::Impl::Keys::checkOutputHolds(fn, sieve::Impl::extent64(output), stats.elements);
+  checkKeysInRange(fn, stats.outside, range);
+  checkOutputHolds(fn, sieve::Impl::extent64(output), stats.elements);
   const i64 bad = sort.scatter(offsets);
   // The histograms are freed on return: wait for the scatter.
   sieve::Impl::fence(exec, "keys::scatter_dense: histograms freed");
@@ -191,18 +184,18 @@ DenseOf<Exec, In> scatterDense(const sieve::Impl::Names& names, const Exec& exec
                               " element(s) or chunk(s) differ): a mapper's count(i), element(i, j) "
                               "and key must return the same values on every call; output is "
                               "incomplete (nothing was written outside it)");
-  return DenseOf<Exec, In>(offsets, K, stats.elements, minKey, maxKey);
+  return Result(offsets, K, stats.elements, minKey, maxKey);
 }
 
 /// The asynchronous scatter_dense of a View input on a DenseWorkspace:
 /// checked on the host from sizes alone, then enqueued (histograms, the
 /// rejection word, bucket bases, sieve's scan on the workspace's scratch, the
 /// scatter gated on the word); nothing allocated, fenced or read back.
-template <class Exec, class In, class Out, class Key>
-DenseKeys<Key, Exec> scatterDenseAsync(const sieve::Impl::Names& names, const Exec& exec,
-                                       const In& input, const Out& output,
-                                       const DenseWorkspace<Key, Exec>& ws,
-                                       const char* fn = "sieve::keys::scatter_dense") {
+/// Result: the DenseKeys of the workspace's key type; Ws: the DenseWorkspace.
+template <class Result, class Exec, class In, class Out, class Ws>
+Result scatterDenseAsync(const sieve::Impl::Names& names, const Exec& exec, const In& input,
+                         const Out& output, const Ws& ws,
+                         const char* fn = "sieve::keys::scatter_dense") {
   using Src = typename InputOf<In>::source;
   static_assert(Src::kOneToOne,
                 "sieve::keys::scatter_dense with a DenseWorkspace takes a View input (a mapper's "
@@ -223,15 +216,14 @@ DenseKeys<Key, Exec> scatterDenseAsync(const sieve::Impl::Names& names, const Ex
                                 " elements; the workspace was made for " +
                                 std::to_string(ws.elements()) + " (a workspace serves one size)");
     checkApartFromInput(fn, input, output);
-    sieve::Impl::Keys::checkOutputHolds(fn, sieve::Impl::extent64(output), src.records());
+    checkOutputHolds(fn, sieve::Impl::extent64(output), src.records());
     const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
     using D = DenseSrc<Src, Out, false>;
     CountingSort<Exec, D> sort(exec, names, D{src, output, ws.min_key(), ws.max_key()},
                                ws.num_keys(), ws.chunks(), ws.histograms(), ws.stats(), live);
     sort.histogramAsync(ws.rejected());
     sort.scatterAsync(ws.offsets(), ws.rejected(), ws.scanScratch());
-    DenseKeys<Key, Exec> keys(ws.offsets(), ws.num_keys(), src.records(), ws.min_key(),
-                              ws.max_key());
+    Result keys(ws.offsets(), ws.num_keys(), src.records(), ws.min_key(), ws.max_key());
     keys.attachCall(ws.rejected(), ws.generation(), ++*ws.generation());
     return keys;
   } else {
@@ -245,10 +237,9 @@ Kokkos::View<typename S::element_type*, typename Exec::memory_space> materialize
     const Exec& exec, const sieve::Impl::Names& names, const S& src) {
   constexpr const char* fn = "sieve::keys::scatter_sparse";
   const i64 R = src.records();
-  if (R + 1 > sieve::Impl::Keys::kMaxSparseElements)
+  if (R + 1 > kMaxSparseElements)
     sieve::Impl::fail(fn, "the mapper has " + std::to_string(R) + " records; at most " +
-                              std::to_string(sieve::Impl::Keys::kMaxSparseElements - 1) +
-                              " are taken");
+                              std::to_string(kMaxSparseElements - 1) + " are taken");
   I64View<Exec> starts(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("record_starts")),
       static_cast<std::size_t>(R + 1));
@@ -267,9 +258,9 @@ Kokkos::View<typename S::element_type*, typename Exec::memory_space> materialize
   scanInPlace(exec, names, starts);
   i64 n = 0;
   Kokkos::deep_copy(n, Kokkos::subview(starts, R));
-  if (n > sieve::Impl::Keys::kMaxSparseElements)
+  if (n > kMaxSparseElements)
     sieve::Impl::fail(fn, "the mapper has " + std::to_string(n) + " elements; at most " +
-                              std::to_string(sieve::Impl::Keys::kMaxSparseElements) +
+                              std::to_string(kMaxSparseElements) +
                               " are taken; nothing was written");
   Kokkos::View<typename S::element_type*, typename Exec::memory_space> elems(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("elements")),
@@ -321,7 +312,7 @@ struct FirstRadixSrc {
   i64 records() const { return src.records(); }
   KOKKOS_INLINE_FUNCTION int count(i64) const { return 1; }
   KOKKOS_INLINE_FUNCTION Item item(i64 i, int) const {
-    return Item{sieve::Impl::Keys::keyDistance(src.key(src.element(i, 0)), min), i};
+    return Item{keyDistance(src.key(src.element(i, 0)), min), i};
   }
   KOKKOS_INLINE_FUNCTION i64 digit(const Item& x) const { return static_cast<i64>(x.u & mask); }
   KOKKOS_INLINE_FUNCTION void put(const Item& x, i64 pos) const {
@@ -350,12 +341,10 @@ struct RecordOrder {
 /// order and counts its key starts; the chunk bases (a host scan of one word
 /// per chunk) give every key its id; then every chunk writes the offsets and
 /// keys of its starts. Blocks (reads back the chunk counts), then fences.
-template <class Exec, class S, class Out, class Order>
-SparseKeys<typename S::key_type, Exec> finishSparse(const sieve::Impl::Names& names,
-                                                    const Exec& exec, const S& src,
-                                                    const Out& output, i64 n, const Order& order) {
-  using Result = SparseKeys<typename S::key_type, Exec>;
-  const i64 C = sieve::Impl::Keys::countingChunks(n, 1, exec.concurrency());
+template <class Result, class Exec, class S, class Out, class Order>
+Result finishSparse(const sieve::Impl::Names& names, const Exec& exec, const S& src,
+                    const Out& output, i64 n, const Order& order) {
+  const i64 C = countingChunks(n, 1, exec.concurrency());
   I64View<Exec> chunk(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_keys")),
                       static_cast<std::size_t>(C));
   Kokkos::parallel_for(
@@ -414,28 +403,28 @@ SparseKeys<typename S::key_type, Exec> finishSparse(const sieve::Impl::Names& na
 }
 
 /// scatter_sparse of one-element records (a View, or a mapper's elements).
-template <class Exec, class S, class Out>
-SparseKeys<typename S::key_type, Exec> sparseOfArray(const sieve::Impl::Names& names,
-                                                     const Exec& exec, const S& src,
-                                                     const Out& output) {
+/// Result: the SparseKeys of the key type (made from the offsets, the keys,
+/// and the number of keys and elements).
+template <class Result, class Exec, class S, class Out>
+Result sparseOfArray(const sieve::Impl::Names& names, const Exec& exec, const S& src,
+                     const Out& output) {
   constexpr const char* fn = "sieve::keys::scatter_sparse";
   using Key = typename S::key_type;
   using Mem = typename Exec::memory_space;
-  using Result = SparseKeys<Key, Exec>;
   const i64 n = src.records();
-  if (n > sieve::Impl::Keys::kMaxSparseElements)
+  if (n > kMaxSparseElements)
     sieve::Impl::fail(fn, "the input has " + std::to_string(n) + " elements; at most " +
-                              std::to_string(sieve::Impl::Keys::kMaxSparseElements) + " are taken");
-  sieve::Impl::Keys::checkOutputHolds(fn, sieve::Impl::extent64(output), n);
+                              std::to_string(kMaxSparseElements) + " are taken");
+  checkOutputHolds(fn, sieve::Impl::extent64(output), n);
   if (n == 0)
     return Result(I64View<Exec>(names("offsets"), 1), typename Result::keys_view(names("keys"), 0),
                   0, 0);
-  if constexpr (sieve::Impl::Keys::kIntegralKey<Key>) {
+  if constexpr (kIntegralKey<Key>) {
     const KeyExtent<Key> e = keyExtent(exec, names, src);
-    const std::uint64_t span = sieve::Impl::Keys::keyDistance(e.max, e.min);
-    const int passes = sieve::Impl::Keys::radixPasses(span);
-    if (passes == 0) return finishSparse(names, exec, src, output, n, RecordOrder{});
-    const int bits = sieve::Impl::Keys::radixPassBits(span);
+    const std::uint64_t span = keyDistance(e.max, e.min);
+    const int passes = radixPasses(span);
+    if (passes == 0) return finishSparse<Result>(names, exec, src, output, n, RecordOrder{});
+    const int bits = radixPassBits(span);
     const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
     const i64 buckets = i64(1) << bits;
     const auto alloc = [&](const char* what) {
@@ -466,7 +455,7 @@ SparseKeys<typename S::key_type, Exec> sparseOfArray(const sieve::Impl::Names& n
         std::swap(a, b);
       }
     }
-    return finishSparse(names, exec, src, output, n, IndexOrder<Exec>{idx});
+    return finishSparse<Result>(names, exec, src, output, n, IndexOrder<Exec>{idx});
   } else {
     using T = Tagged<Key>;
     Kokkos::View<T*, Mem> a(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_a")),
@@ -499,26 +488,27 @@ SparseKeys<typename S::key_type, Exec> sparseOfArray(const sieve::Impl::Names& n
                         "the keys' operator< is not a strict weak order (the sort's merge "
                         "pieces disagreed " +
                             std::to_string(disagreed) + " time(s)); nothing was written");
-    return finishSparse(names, exec, src, output, n, TaggedOrder<std::decay_t<decltype(r)>>{r});
+    return finishSparse<Result>(names, exec, src, output, n,
+                                TaggedOrder<std::decay_t<decltype(r)>>{r});
   }
 }
 
 /// scatter_sparse, checked types.
-template <class Exec, class In, class Out>
-SparseOf<Exec, In> scatterSparse(const sieve::Impl::Names& names, const Exec& exec, const In& input,
-                                 const Out& output) {
+template <class Result, class Exec, class In, class Out>
+Result scatterSparse(const sieve::Impl::Names& names, const Exec& exec, const In& input,
+                     const Out& output) {
   constexpr const char* fn = "sieve::keys::scatter_sparse";
   using Src = typename InputOf<In>::source;
   const Src src = InputOf<In>::make(input);
   checkApartFromInput(fn, input, output);
   const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
   if constexpr (Src::kOneToOne) {
-    return sparseOfArray(names, exec, src, output);
+    return sparseOfArray<Result>(names, exec, src, output);
   } else {
     const auto elems = materialize(exec, names, src);
     using A =
         ArraySource<std::decay_t<decltype(elems)>, MapperKey<std::decay_t<decltype(src.mapper)>>>;
-    return sparseOfArray(
+    return sparseOfArray<Result>(
         names, exec, A{elems, MapperKey<std::decay_t<decltype(src.mapper)>>{src.mapper}}, output);
   }
 }
@@ -551,6 +541,6 @@ i64 countElements(const sieve::Impl::Names& names, const Exec& exec, const In& i
   }
 }
 
+} // namespace Keys
 } // namespace Impl
-} // namespace keys
 } // namespace sieve

@@ -9,28 +9,22 @@
 #include <sieve/core/keys.hpp>
 #include <sieve/impl/keys/counting.hpp>
 #include <sieve/impl/keys/merge.hpp>
-#include <sieve/impl/keys/results.hpp>
 
 #include <cstdint>
 #include <string>
 #include <type_traits>
 
 namespace sieve {
-namespace keys {
-
-/// The ready reduce functor: keeps one element of every run of equal ones of
-/// each key (sort, then unique). Elements need a device-callable operator<
-/// (a == b means !(a < b) && !(b < a)); of equal elements the first in the
-/// key's order is kept. reduce runs it as one parallel stable sort of all
-/// elements by (key id, element): balanced whatever the distribution.
-struct SortUnique {};
-
-/// The ready group functor: sorts the elements of each key and flags those
-/// that differ from the previous one (operator<, as SortUnique). group runs
-/// it as one parallel stable sort, as SortUnique.
-struct SortGroup {};
-
 namespace Impl {
+namespace Keys {
+
+/// The ready functors of reduce and group (sieve::keys::SortUnique and
+/// SortGroup, whose header specializes these): one parallel stable sort of
+/// all elements by (key id, element) instead of a user's functor.
+template <class F>
+struct IsSortUnique : std::false_type {};
+template <class F>
+struct IsSortGroup : std::false_type {};
 
 /// The number of key-id ranges a for_each_key_range makes: about 8 per
 /// thread, at least ~1024 elements-plus-keys each, at most one per key.
@@ -98,8 +92,8 @@ void forEachKeyRange(const sieve::Impl::Names& names, const Exec& exec, const Ke
   const auto pack = makeArgPack(args...);
   Kokkos::parallel_for(
       names("key_ranges"), Range<Exec>(exec, 0, P), KOKKOS_LAMBDA(const i64 p) {
-        const i64 b = weightBound(offsets, K, sieve::Impl::Keys::splitTarget(p, P, n, K));
-        const i64 e = weightBound(offsets, K, sieve::Impl::Keys::splitTarget(p + 1, P, n, K));
+        const i64 b = weightBound(offsets, K, splitTarget(p, P, n, K));
+        const i64 e = weightBound(offsets, K, splitTarget(p + 1, P, n, K));
         if (b < e) pack.call(functor, output, b, e, offsets);
       });
 }
@@ -166,10 +160,9 @@ void checkKeysOutput(const char* fn, const Keys& keys, const Out& output) {
 /// group): sieve's scan takes at most INT32_MAX words.
 template <class Keys>
 void checkScannedElements(const char* fn, const Keys& keys) {
-  if (keys.num_elements() > sieve::Impl::Keys::kMaxSparseElements)
+  if (keys.num_elements() > kMaxSparseElements)
     sieve::Impl::fail(fn, "keys.num_elements() = " + std::to_string(keys.num_elements()) +
-                              " is more than the " +
-                              std::to_string(sieve::Impl::Keys::kMaxSparseElements) +
+                              " is more than the " + std::to_string(kMaxSparseElements) +
                               " elements this call takes (one flag per element is scanned)");
 }
 
@@ -191,10 +184,12 @@ i64 readWord(const V& v, i64 at) {
   return x;
 }
 
-/// reduce, checked types.
-template <class Exec, class Keys, class Out, class F>
-ReducedKeys<Keys> reduce(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys,
-                         const Out& output, const F& functor) {
+/// reduce, checked types. Result: the ReducedKeys of Keys (made from the
+/// survivors' offsets, the number of keys and survivors, the offsets of the
+/// keys it was made from, and false: not groups).
+template <class Result, class Exec, class Keys, class Out, class F>
+Result reduce(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys,
+              const Out& output, const F& functor) {
   constexpr const char* fn = "sieve::keys::reduce";
   checkKeysOutput(fn, keys, output);
   const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
@@ -202,7 +197,7 @@ ReducedKeys<Keys> reduce(const sieve::Impl::Names& names, const Exec& exec, cons
   const auto offsets = keys.offsets();
   I64View<Exec> counts(Kokkos::view_alloc(exec, names("offsets")), static_cast<std::size_t>(K + 1));
   const void* source = static_cast<const void*>(offsets.data());
-  if constexpr (std::is_same_v<F, SortUnique>) {
+  if constexpr (IsSortUnique<F>::value) {
     checkScannedElements(fn, keys);
     if (n > 0) {
       I64View<Exec> s(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("run_starts")),
@@ -222,9 +217,9 @@ ReducedKeys<Keys> reduce(const sieve::Impl::Names& names, const Exec& exec, cons
           names("reduced_offsets"), Range<Exec>(exec, 0, K + 1),
           KOKKOS_LAMBDA(const i64 k) { counts(k) = s(offsets(k)); });
       const i64 m = readWord(counts, K);
-      return ReducedKeys<Keys>(counts, K, m, source, false);
+      return Result(counts, K, m, source, false);
     }
-    return ReducedKeys<Keys>(counts, K, 0, source, false);
+    return Result(counts, K, 0, source, false);
   } else {
     forEachKeyRange(names, exec, keys, output, functor, counts);
     i64 bad = 0;
@@ -244,14 +239,15 @@ ReducedKeys<Keys> reduce(const sieve::Impl::Names& names, const Exec& exec, cons
         KOKKOS_LAMBDA(const i64 k) { counts(k) = 0; });
     scanInPlace(exec, names, counts);
     const i64 m = readWord(counts, K);
-    return ReducedKeys<Keys>(counts, K, m, source, false);
+    return Result(counts, K, m, source, false);
   }
 }
 
 /// group's end: the scanned starts give the groups and the keys of the groups.
-template <class Exec, class Keys>
-Grouping<Keys> finishGroups(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys,
-                            const I64View<Exec>& s) {
+/// Result: the Grouping of Keys, {groups, keys}.
+template <class Result, class Exec, class Keys>
+Result finishGroups(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys,
+                    const I64View<Exec>& s) {
   const i64 K = keys.num_keys(), n = keys.num_elements();
   const auto offsets = keys.offsets();
   scanInPlace(exec, names, s);
@@ -270,15 +266,16 @@ Grouping<Keys> finishGroups(const sieve::Impl::Names& names, const Exec& exec, c
       names("reduced_offsets"), Range<Exec>(exec, 0, K + 1),
       KOKKOS_LAMBDA(const i64 k) { perKey(k) = s(offsets(k)); });
   sieve::Impl::fence(exec, "keys::group: temporaries freed");
-  return Grouping<Keys>{
-      GroupedElements<Keys>(groups, G, n),
-      ReducedKeys<Keys>(perKey, K, G, static_cast<const void*>(offsets.data()), true)};
+  using Groups = decltype(Result::groups);
+  using Reduced = decltype(Result::keys);
+  return Result{Groups(groups, G, n),
+                Reduced(perKey, K, G, static_cast<const void*>(offsets.data()), true)};
 }
 
-/// group, checked types.
-template <class Exec, class Keys, class Out, class F>
-Grouping<Keys> group(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys,
-                     const Out& output, const F& functor) {
+/// group, checked types. Result: the Grouping of Keys.
+template <class Result, class Exec, class Keys, class Out, class F>
+Result group(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys, const Out& output,
+             const F& functor) {
   constexpr const char* fn = "sieve::keys::group";
   checkKeysOutput(fn, keys, output);
   checkScannedElements(fn, keys);
@@ -286,7 +283,7 @@ Grouping<Keys> group(const sieve::Impl::Names& names, const Exec& exec, const Ke
   const i64 K = keys.num_keys(), n = keys.num_elements();
   const auto offsets = keys.offsets();
   I64View<Exec> s(Kokkos::view_alloc(exec, names("group_starts")), static_cast<std::size_t>(n + 1));
-  if constexpr (std::is_same_v<F, SortGroup>) {
+  if constexpr (IsSortGroup<F>::value) {
     if (n > 0) {
       const auto r = sortedRuns(names, exec, keys, output, s);
       Kokkos::parallel_for(
@@ -304,13 +301,13 @@ Grouping<Keys> group(const sieve::Impl::Names& names, const Exec& exec, const Ke
           if (offsets(k) < offsets(k + 1)) s(offsets(k)) = 1;
         });
   }
-  return finishGroups(names, exec, keys, s);
+  return finishGroups<Result>(names, exec, keys, s);
 }
 
 /// compact(keys, reduced, input, output), checked types.
-template <class Exec, class Keys, class In, class Out>
+template <class Exec, class Keys, class Reduced, class In, class Out>
 i64 compactReduced(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys,
-                   const ReducedKeys<Keys>& reduced, const In& input, const Out& output) {
+                   const Reduced& reduced, const In& input, const Out& output) {
   constexpr const char* fn = "sieve::keys::compact";
   keys.checkCurrent(fn);
   sieve::Impl::checkKernelsAllowed<Exec>(fn);
@@ -347,9 +344,9 @@ i64 compactReduced(const sieve::Impl::Names& names, const Exec& exec, const Keys
 }
 
 /// compact(groups, input, output), checked types.
-template <class Exec, class Keys, class In, class Out>
-i64 compactGroups(const sieve::Impl::Names& names, const Exec& exec,
-                  const GroupedElements<Keys>& groups, const In& input, const Out& output) {
+template <class Exec, class Groups, class In, class Out>
+i64 compactGroups(const sieve::Impl::Names& names, const Exec& exec, const Groups& groups,
+                  const In& input, const Out& output) {
   constexpr const char* fn = "sieve::keys::compact";
   sieve::Impl::checkKernelsAllowed<Exec>(fn);
   const i64 G = groups.num_groups();
@@ -369,6 +366,6 @@ i64 compactGroups(const sieve::Impl::Names& names, const Exec& exec,
   return G;
 }
 
+} // namespace Keys
 } // namespace Impl
-} // namespace keys
 } // namespace sieve

@@ -14,32 +14,15 @@
 #include <utility>
 
 namespace sieve {
-namespace keys {
-
-/// A View of elements with a key functor: made by sieve::keys::keyed(view, key).
-template <class View, class KeyFn>
-struct Keyed {
-  View view;
-  KeyFn key;
-};
-
-/// The elements of `view`, keyed by `key(element)` (a functor callable on the
-/// execution space) instead of their key() member. O(1).
-template <class View, class KeyFn>
-Keyed<View, KeyFn> keyed(const View& view, const KeyFn& key) {
-  return Keyed<View, KeyFn>{view, key};
-}
-
 namespace Impl {
+namespace Keys {
 
 using i64 = std::int64_t;
-using sieve::Impl::IsView;
-using sieve::Impl::Safe;
 
+/// A View with a key functor (sieve::keys::Keyed, whose header specializes
+/// it): `view`, `key` and their types.
 template <class T>
 struct IsKeyed : std::false_type {};
-template <class V, class F>
-struct IsKeyed<Keyed<V, F>> : std::true_type {};
 
 /// An element type with a key() member.
 template <class E, class = void>
@@ -49,12 +32,12 @@ struct HasKeyMember<E, std::void_t<decltype(std::declval<const E&>().key())>> : 
 
 /// An element that carries its key: an integer (its own key) or a type with key().
 template <class E>
-inline constexpr bool kKeyedElement = sieve::Impl::Keys::kIntegralKey<E> || HasKeyMember<E>::value;
+inline constexpr bool kKeyedElement = kIntegralKey<E> || HasKeyMember<E>::value;
 
 /// The key of an element: itself for an integer, else its key().
 template <class E>
 KOKKOS_INLINE_FUNCTION auto elementKey(const E& e) {
-  if constexpr (sieve::Impl::Keys::kIntegralKey<E>) return e;
+  if constexpr (kIntegralKey<E>) return e;
   else return e.key();
 }
 
@@ -194,15 +177,18 @@ struct InputOf<V, std::enable_if_t<IsView<V>::value>> {
     return Safe<V>::template accessible<Exec>();
   }
 };
-template <class V, class F>
-struct InputOf<Keyed<V, F>, std::enable_if_t<IsView<V>::value>> {
+template <class K>
+struct InputOf<
+    K, std::enable_if_t<IsKeyed<K>::value && IsView<typename IsKeyed<K>::view_type>::value>> {
+  using V = typename IsKeyed<K>::view_type;
+  using F = typename IsKeyed<K>::key_fn_type;
   using element_type = typename Safe<V>::value;
   static constexpr bool isView = true;
   static constexpr bool ok =
       Safe<V>::rank == 1 && std::is_invocable_v<const F&, const element_type&>;
   using source = ArraySource<V, F>;
   using key_type = std::conditional_t<ok, typename source::key_type, void>;
-  static source make(const Keyed<V, F>& k) { return source{k.view, k.key}; }
+  static source make(const K& k) { return source{k.view, k.key}; }
   template <class Exec>
   static constexpr bool accessible() {
     return Safe<V>::template accessible<Exec>();
@@ -212,7 +198,7 @@ template <class F>
 struct InputOf<Indices<F>> {
   using element_type = i64;
   static constexpr bool isView = false;
-  static constexpr bool ok = sieve::Impl::Keys::kIntegralKey<typename IndexKey<F>::type>;
+  static constexpr bool ok = kIntegralKey<typename IndexKey<F>::type>;
   using source = IndexSource<F>;
   using key_type = typename IndexKey<F>::type;
   static source make(const Indices<F>& x) { return source{x.n, x.key, x.live}; }
@@ -260,6 +246,6 @@ void checkApartFromInput(const char* fn, const In& in, const Out& out) {
     sieve::Impl::fail(fn, "output overlaps the input; a scatter needs a separate output View");
 }
 
+} // namespace Keys
 } // namespace Impl
-} // namespace keys
 } // namespace sieve

@@ -114,17 +114,58 @@ void compact(const Exec& exec, const std::string& label, const MaskView& mask, s
     return;
   }
   const i64 ngroups = groups32(n);
+  if constexpr (kSequential<Exec>) {
+    // Sequential: the count pass reads the mask once (a word at a time where
+    // it is contiguous), keeping its keep bits in the scratch (one uint32
+    // per 32 samples); the write pass reads only the bits.
+    std::uint32_t* bits = carve<std::uint32_t>(scratch, CompactLayout::sequentialBits(n));
+    const std::uint8_t* maskBytes = contiguousBytes(mask);
+    runOnce(exec, label + "::count", [=]() {
+      std::uint32_t kept = 0, live = 0;
+      for (i64 g = 0; g < ngroups; ++g) {
+        const std::uint32_t b = hostKeepBits(mask, maskBytes, g * 32, n, flags);
+        bits[g] = b;
+        kept += static_cast<std::uint32_t>(popcount32(b));
+        live += b != 0u ? 1u : 0u;
+      }
+      *count = kept;
+      if (hasTrig) {
+        *t.live32 = live;
+        *t.fire = triggerFires(kept, live, *t.span, t.theta);
+      }
+    });
+    runOnce(exec, label + "::write", [=]() {
+      i64 pos = 0;
+      for (i64 g = 0; g < ngroups; ++g) {
+        const std::uint32_t b = bits[g];
+        const auto first = static_cast<std::int32_t>(g * 32);
+        if (b == 0xFFFFFFFFu) {
+          for (std::int32_t j = 0; j < 32; ++j) map(pos + j) = first + j;
+          pos += 32;
+        } else {
+          for (std::uint32_t r = b; r != 0u; r &= r - 1u) map(pos++) = first + ctz32(r);
+        }
+      }
+    });
+    return;
+  }
   const i64 ntiles = CompactLayout::portableTiles(n);
   std::uint32_t* tileKept = carve<std::uint32_t>(scratch, CompactLayout::portableTileKept(ntiles));
   std::uint32_t* tileLive = carve<std::uint32_t>(scratch, CompactLayout::portableTileLive(ntiles));
   std::uint32_t* tileOff = carve<std::uint32_t>(scratch, CompactLayout::portableTileOff(ntiles));
   const TileShape shape{ngroups, kTileGroups, 0};
+  // The count phase keeps each group's keep bits, after the tile words,
+  // where the scratch has room (every n but 1): the write phase then reads
+  // one word per group instead of its 32 mask bytes.
+  const ScratchRegion bitsRegion = CompactLayout::portableBits(n);
+  std::uint32_t* gbits = bitsRegion.bytes > 0 ? carve<std::uint32_t>(scratch, bitsRegion) : nullptr;
 
   // kept in the low word, live groups in the high word
   tileCount<std::uint64_t>(
       exec, label + "::count", shape,
       KOKKOS_LAMBDA(const i64 g) {
         const std::uint32_t bits = groupKeepBits([&](i64 i) { return mask(i); }, g * 32, n, flags);
+        if (gbits != nullptr) gbits[g] = bits;
         return static_cast<std::uint64_t>(popcount32(bits)) +
                (static_cast<std::uint64_t>(bits != 0u) << 32);
       },
@@ -155,14 +196,15 @@ void compact(const Exec& exec, const std::string& label, const MaskView& mask, s
         upd += v;
       });
 
+  const auto groupBits = KOKKOS_LAMBDA(const i64 g) {
+    return gbits != nullptr ? gbits[g]
+                            : groupKeepBits([&](i64 i) { return mask(i); }, g * 32, n, flags);
+  };
   tileWrite(
       exec, label + "::write", shape, KOKKOS_LAMBDA(const int k) { return tileOff[k]; },
-      KOKKOS_LAMBDA(const i64 g) {
-        return static_cast<std::uint32_t>(
-            popcount32(groupKeepBits([&](i64 i) { return mask(i); }, g * 32, n, flags)));
-      },
+      KOKKOS_LAMBDA(const i64 g) { return static_cast<std::uint32_t>(popcount32(groupBits(g))); },
       KOKKOS_LAMBDA(const i64 g, const std::uint32_t at) {
-        const std::uint32_t bits = groupKeepBits([&](i64 i) { return mask(i); }, g * 32, n, flags);
+        const std::uint32_t bits = groupBits(g);
         i64 pos = at;
         for (std::uint32_t b = bits; b != 0u; b &= b - 1u)
           map(pos++) = static_cast<std::int32_t>(g * 32 + ctz32(b));

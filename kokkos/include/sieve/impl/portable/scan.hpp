@@ -152,7 +152,13 @@ void blockReduce(const Exec& exec, const std::string& label, const Src& src, i64
 /// Scan every block of src[0, len) into dst from its prefix: prefix[b], or
 /// init when prefix is null (a single block). The last chunk's total and the
 /// last group's total of a block are never needed, so never computed.
-template <bool Inclusive, class Exec, class Src, class Dst, class T, class Op>
+/// Unseeded (!Seeded: no init), the first element starts the fold: block 0
+/// has no prefix (prefix[0] is not read), nor have group 0 and chunk 0 of it,
+/// and element 0 is its own inclusive fold; the other folds keep their order,
+/// the init left out. (An exclusive unseeded scan leaves dst(0) = src(0), a
+/// placeholder: it serves the levels of block totals, whose slot 0 is never
+/// read then.)
+template <bool Inclusive, bool Seeded, class Exec, class Src, class Dst, class T, class Op>
 void blockScan(const Exec& exec, const std::string& label, const Src& src, const Dst& dst, i64 len,
                const T* prefix, const T& init, const Op& op) {
   using S = ScanShape<Exec>;
@@ -168,10 +174,19 @@ void blockScan(const Exec& exec, const std::string& label, const Src& src, const
     const Shared gt(m.team_scratch(0), S::kGroups);
     // totals of chunks [0, nc - 1) and of groups [0, ng - 1)
     chunkTotals<S>(m, x, cnt, nc - 1, ng - 1, ct, gt, op);
+    // Unseeded, block 0 starts the fold: it has no prefix (a constant false
+    // when seeded, so the seeded kernel is unchanged).
+    const bool unseeded0 = !Seeded && m.league_rank() == 0;
     // group totals -> exclusive group prefixes, from the block's prefix
     Kokkos::single(Kokkos::PerTeam(m), [&]() {
-      T acc = prefix != nullptr ? prefix[m.league_rank()] : first;
-      for (int g = 0; g + 1 < ng; ++g) {
+      int g = 0;
+      T acc = first;
+      if (unseeded0) {
+        if (ng > 1) acc = gt(g++); // group 0's prefix: none (gt(0) keeps a placeholder)
+      } else if (prefix != nullptr) {
+        acc = prefix[m.league_rank()];
+      }
+      for (; g + 1 < ng; ++g) {
         const T v = gt(g);
         gt(g) = acc;
         acc = op(acc, v);
@@ -183,8 +198,10 @@ void blockScan(const Exec& exec, const std::string& label, const Src& src, const
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, ng), [&](const int g) {
       const int a = g * S::kGroup;
       const int e = a + S::kGroup < nc ? a + S::kGroup : nc;
+      int c = a;
       T acc = gt(g);
-      for (int c = a; c + 1 < e; ++c) {
+      if (unseeded0 && g == 0 && e > 1) acc = ct(c++); // chunk 0's prefix: none
+      for (; c + 1 < e; ++c) {
         const T v = ct(c);
         ct(c) = acc;
         acc = op(acc, v);
@@ -195,14 +212,24 @@ void blockScan(const Exec& exec, const std::string& label, const Src& src, const
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, nc), [&](const int c) {
       const int a = c * S::kChunk;
       T acc = ct(c);
+      const auto put = [&](const int i, const T& v) {
+        if (S::kStaged) x.staged(S::pad(i)) = v;
+        else dst(lo + i) = v;
+      };
       const auto step = [&](const int i) {
         const T v = x(i);
         if (Inclusive) acc = op(acc, v);
-        if (S::kStaged) x.staged(S::pad(i)) = acc;
-        else dst(lo + i) = acc;
+        put(i, acc);
         if (!Inclusive) acc = op(acc, v);
       };
-      if (a + S::kChunk <= cnt) {
+      const int end = a + S::kChunk < cnt ? a + S::kChunk : cnt;
+      if (unseeded0 && c == 0) {
+        // element 0 starts the fold: its own inclusive fold (and the
+        // exclusive placeholder)
+        acc = x(0);
+        put(0, acc);
+        for (int i = 1; i < end; ++i) step(i);
+      } else if (a + S::kChunk <= cnt) {
         for (int i = 0; i < S::kChunk; ++i) step(a + i);
       } else {
         for (int i = a; i < cnt; ++i) step(i);
@@ -217,29 +244,35 @@ void blockScan(const Exec& exec, const std::string& label, const Src& src, const
   launchBlocks<Exec, T>(exec, label + "::scan", nb, body);
 }
 
-/// Scan src[0, len) into dst (src == dst allowed) from init, using work[] for
-/// the levels of block totals (each level scanned exclusively in place).
-template <bool Inclusive, class Exec, class Src, class Dst, class T, class Op>
+/// Scan src[0, len) into dst (src == dst allowed) from init (unseeded: from
+/// the first element, init unused), using work[] for the levels of block
+/// totals (each level scanned exclusively in place, seeded as the scan).
+template <bool Inclusive, bool Seeded, class Exec, class Src, class Dst, class T, class Op>
 void scanLevels(const Exec& exec, const std::string& label, const Src& src, const Dst& dst, i64 len,
                 T* work, const T& init, const Op& op) {
   if (len <= ScanShape<Exec>::kBlock) {
-    blockScan<Inclusive>(exec, label, src, dst, len, static_cast<const T*>(nullptr), init, op);
+    blockScan<Inclusive, Seeded>(exec, label, src, dst, len, static_cast<const T*>(nullptr), init,
+                                 op);
     return;
   }
   const i64 nb = (len + ScanShape<Exec>::kBlock - 1) / ScanShape<Exec>::kBlock;
   blockReduce(exec, label, src, len, work, op);
   const Raw<Exec, T> totals(work, static_cast<std::size_t>(nb));
-  scanLevels<false>(exec, label, totals, totals, nb, work + nb, init, op);
-  blockScan<Inclusive>(exec, label, src, dst, len, static_cast<const T*>(work), init, op);
+  scanLevels<false, Seeded>(exec, label, totals, totals, nb, work + nb, init, op);
+  blockScan<Inclusive, Seeded>(exec, label, src, dst, len, static_cast<const T*>(work), init, op);
 }
 
 /// Scan in[0, n) into out (in == out allowed). `blockSums` holds at least
-/// sieve::scanScratchElems(n) elements.
-template <bool Inclusive, class Exec, class InView, class OutView, class T, class Op>
+/// sieve::scanScratchElems(n) elements. Seeded: the fold starts from `init`;
+/// unseeded (inclusive only), from in(0), as std::inclusive_scan without
+/// init (`init` unused).
+template <bool Inclusive, bool Seeded = true, class Exec, class InView, class OutView, class T,
+          class Op>
 void scan(const Exec& exec, const std::string& label, const InView& in, const OutView& out,
           const Op& op, const T& init, T* blockSums, i64 n) {
+  static_assert(Inclusive || Seeded, "sieve: an exclusive scan needs an init");
   if (n == 0) return;
-  scanLevels<Inclusive>(exec, label, in, out, n, blockSums, init, op);
+  scanLevels<Inclusive, Seeded>(exec, label, in, out, n, blockSums, init, op);
 }
 
 } // namespace Portable

@@ -17,7 +17,7 @@ namespace sieve {
 /// (a device word) = their number; slots at or past the count are never
 /// written. A non-zero mask byte keeps its sample, or drops it with
 /// kCompactMaskIsDrop. `scratch` (device memory, 8-byte aligned) holds
-/// compactScratchBytes(n) bytes; no byte past them is touched.
+/// compact_scratch_bytes(n) bytes; no byte past them is touched.
 ///
 /// Single pass: one kernel reads the mask once and writes the map (tiles of
 /// 8192 samples chained by decoupled look-back), after one memset of its tile
@@ -37,5 +37,14 @@ void compactDevice(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* 
 void compactDevice(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* indexMap,
                    std::uint32_t* count, void* scratch, std::int64_t n, cudaStream_t stream,
                    const ReorderTrigger* trig);
+
+namespace Impl {
+/// compactDevice for a caller that has made every check compactDevice makes
+/// (checkCompact, same arguments): the Kokkos face, which checks its Views
+/// once at its entry. Anything else calls compactDevice.
+void compactDeviceChecked(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* indexMap,
+                          std::uint32_t* count, void* scratch, std::int64_t n, cudaStream_t stream,
+                          const ReorderTrigger* trig);
+} // namespace Impl
 
 } // namespace sieve

@@ -19,7 +19,7 @@ namespace sieve {
 /// `count`, `span`, `fire` live on the device. With `fire != nullptr` every
 /// kernel is a no-op on the device while *fire == 0: such a replay costs its
 /// launches and reads only the fire word. `scratch`:
-/// reorderScratchBytes(n, widest elemBytes) bytes, 16-byte aligned. Kernels
+/// reorder_scratch_bytes(n, widest elemBytes) bytes, 16-byte aligned. Kernels
 /// only: legal during stream capture. O(n * planes). Throws std::invalid_argument as reorderHost,
 /// std::runtime_error if a CUDA call fails.
 void reorderDevice(const ReorderPlane* planes, std::uint32_t nPlanes, const std::uint8_t* mask,
@@ -33,5 +33,18 @@ void reorderDevice(const ReorderPlane* planes, std::uint32_t nPlanes, const std:
 /// Throws as reorderDevice.
 void restoreDevice(const ReorderPlane* planes, std::uint32_t nPlanes, std::int32_t* perm,
                    std::int32_t* inv, void* scratch, std::int64_t n, cudaStream_t stream);
+
+namespace Impl {
+/// reorderDevice / restoreDevice for a caller that has made every check they
+/// make (checkReorder / checkRestore, same arguments): the Kokkos face, which
+/// checks its Views once at its entry. Anything else calls the checked forms.
+void reorderDeviceChecked(const ReorderPlane* planes, std::uint32_t nPlanes,
+                          const std::uint8_t* mask, std::uint32_t flags, std::int32_t* perm,
+                          std::int32_t* inv, std::int32_t* indexMap, std::uint32_t* count,
+                          std::uint32_t* span, std::uint32_t* fire, void* scratch, std::int64_t n,
+                          cudaStream_t stream);
+void restoreDeviceChecked(const ReorderPlane* planes, std::uint32_t nPlanes, std::int32_t* perm,
+                          std::int32_t* inv, void* scratch, std::int64_t n, cudaStream_t stream);
+} // namespace Impl
 
 } // namespace sieve

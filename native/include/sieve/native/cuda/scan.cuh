@@ -3,7 +3,9 @@
 //
 // Inclusive: out[i] = init (+) in[0] (+) ... (+) in[i]; exclusive: out[0] =
 // init, out[i] = init (+) in[0] (+) ... (+) in[i-1], for any arithmetic T (up to
-// 8 bytes) and associative OP callable on the device.
+// 8 bytes) and associative OP callable on the device. Unseeded inclusive (no
+// init, as std::inclusive_scan(first, last, d, op)): out[i] = in[0] (+) ...
+// (+) in[i], the same folds with init left out.
 //
 // Two algorithms over tiles of Tuning::Cuda::kScanTile<T> elements, both
 // scanning a tile with warp-shuffle block scans, loads and stores coalesced
@@ -69,21 +71,24 @@ __device__ __forceinline__ void rowFolds(const T* tile, std::int64_t valid, cons
 /// Write the scanned tile to out[base, base + valid): this thread's row from
 /// `start` (the fold of everything before the row, init included) into the
 /// shared tile, then the tile out, coalesced. The caller has synchronised
-/// after the last read of the tile.
+/// after the last read of the tile. `fromFirst`: nothing is before the row
+/// (the first row of an unseeded scan): the row's folds are its own (start
+/// unused; the exclusive slot 0 gets a placeholder, the row's first item).
 template <bool Inclusive, class T, class Op, unsigned I>
 __device__ __forceinline__ void storeTile(T* tile, T* out, std::int64_t base, std::int64_t valid,
-                                          const T (&part)[I], const T& start, const Op& op) {
+                                          const T (&part)[I], const T& start, const Op& op,
+                                          bool fromFirst = false) {
   const std::int64_t row = std::int64_t(threadIdx.x) * I;
   if (row < valid) {
     if constexpr (Inclusive) {
 #pragma unroll
       for (unsigned k = 0; k < I; ++k)
-        if (row + k < valid) tile[row + k] = op(start, part[k]);
+        if (row + k < valid) tile[row + k] = fromFirst ? part[k] : op(start, part[k]);
     } else {
-      tile[row] = start;
+      tile[row] = fromFirst ? part[0] : start;
 #pragma unroll
       for (unsigned k = 1; k < I; ++k)
-        if (row + k < valid) tile[row + k] = op(start, part[k - 1]);
+        if (row + k < valid) tile[row + k] = fromFirst ? part[k - 1] : op(start, part[k - 1]);
     }
   }
   __syncthreads();
@@ -117,7 +122,9 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
 
 /// Scan every tile of in[0, len) into out from its prefix (prefixes[b], or
 /// `init` when prefixes is null: a single tile) (reduce-then-scan, last pass).
-template <class T, class Op, bool Inclusive>
+/// Unseeded (!Seeded), tile 0 has no prefix (prefixes[0] is not read) and its
+/// first row starts the fold.
+template <class T, class Op, bool Inclusive, bool Seeded = true>
 __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     scanTilesKernel(const T* in, T* out, std::int64_t len, const T* prefixes, T init, Op op,
                     const std::uint32_t* gate) {
@@ -131,10 +138,11 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   rowFolds(tile, valid, op, part);
   const T incl = blockInclusive(part[Tuning::Cuda::kScanItems<T> - 1], op, warpTotals);
   const T prev = blockPrevious(incl, warpTotals);
-  const T prefix = prefixes != nullptr ? prefixes[blockIdx.x] : init;
-  const T start = threadIdx.x == 0 ? prefix : op(prefix, prev);
+  const bool unseeded0 = !Seeded && blockIdx.x == 0; // the tile that starts the fold
+  const T prefix = prefixes != nullptr && !unseeded0 ? prefixes[blockIdx.x] : init;
+  const T start = threadIdx.x == 0 ? prefix : (unseeded0 ? prev : op(prefix, prev));
   __syncthreads(); // every row read before the tile is overwritten
-  storeTile<Inclusive>(tile, out, base, valid, part, start, op);
+  storeTile<Inclusive>(tile, out, base, valid, part, start, op, unseeded0 && threadIdx.x == 0);
 }
 
 /// Whether the single-pass scan serves T under Op: 4- and 8-byte integers
@@ -192,8 +200,7 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   __shared__ long long sTile;
   __shared__ T sTotal, sPrefix;
   if (!gateOpen(gate)) return;
-  if (threadIdx.x == 0)
-    sTile = tiles > 1 ? static_cast<long long>(atomicAdd(tileCounter, 1u)) : 0;
+  if (threadIdx.x == 0) sTile = tiles > 1 ? static_cast<long long>(atomicAdd(tileCounter, 1u)) : 0;
   __syncthreads();
   const std::int64_t t = sTile;
   if (t >= tiles) return; // a grid larger than the tiles: block-uniform, before any barrier
@@ -228,8 +235,9 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
 /// Enqueue the scan of in[0, n) (n > 0; arguments checked by the caller) on
 /// `stream`: the single-pass scan where kScanSinglePass, else
 /// reduce-then-scan. Every kernel is a no-op while `gate` (a device word,
-/// may be null) is 0. Kernels only: capture-safe.
-template <class T, class Op, bool Inclusive>
+/// may be null) is 0. Kernels only: capture-safe. Unseeded (!Seeded,
+/// inclusive only): the fold starts from in[0], `init` unused.
+template <class T, class Op, bool Inclusive, bool Seeded = true>
 void scanEnqueue(const T* in, T* out, T* sums, std::int64_t n, const T& init, cudaStream_t stream,
                  const Op& op, const std::uint32_t* gate);
 
@@ -240,7 +248,10 @@ namespace cuda {
 /// The native CUDA prefix scan (device memory). Every entry point takes
 /// `in`, `out` (n elements; `out == in` scans in place) and `blockSums` (at
 /// least n elements; blockSumsElems(n) are used), an `init` that defaults to
-/// the operator's identity, a stream and the operator.
+/// the operator's identity, a stream and the operator. enqueue's `Seeded =
+/// false` (inclusive only) starts the fold from in[0] instead, as
+/// std::inclusive_scan without init: out[0] = in[0], out[i] = out[i-1] (+)
+/// in[i], `init` unused (pass any value), no identity needed.
 /// Throws std::invalid_argument for bad arguments (nothing enqueued) and
 /// std::runtime_error if a CUDA call fails.
 struct Scan {
@@ -265,15 +276,16 @@ struct Scan {
   /// Enqueue the full scan on `stream`: kernels only — nothing is allocated,
   /// synchronised or read back, so a caller already capturing `stream`
   /// records it into its own graph. Asynchronous. O(n).
-  template <class T, class OP, bool Inclusive>
+  template <class T, class OP, bool Inclusive, bool Seeded = true>
   static void enqueue(const T* in, T* out, T* blockSums, std::int64_t n,
                       const T& init = identityOf<OP, T>(), cudaStream_t stream = 0,
                       const OP& op = OP()) {
     static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8,
                   "sieve::cuda::Scan takes arithmetic types other than bool, of up to 8 bytes");
+    static_assert(Inclusive || Seeded, "sieve::cuda::Scan: an exclusive scan needs an init");
     Impl::checkScan("sieve::cuda::Scan", in, out, blockSums, n, 1, 1, blockSumsElems<T>(n));
     if (n > 0)
-      Impl::scanEnqueue<T, OP, Inclusive>(in, out, blockSums, n, init, stream, op, nullptr);
+      Impl::scanEnqueue<T, OP, Inclusive, Seeded>(in, out, blockSums, n, init, stream, op, nullptr);
   }
 
   /// Capture enqueue into a new graph (on `stream`, or on a private stream
@@ -348,34 +360,38 @@ struct Scan {
                         const OP& op = OP()) {
     launch<T, OP, false>(in, out, blockSums, n, init, stream, op);
   }
-
 };
 
 } // namespace cuda
 namespace Impl {
 
-/// Reduce-then-scan over the levels of tile totals in `sums`.
-template <class T, class Op, bool Inclusive>
+/// Reduce-then-scan over the levels of tile totals in `sums` (each level
+/// seeded as the scan: unseeded, tile 0 of every level has no prefix).
+template <class T, class Op, bool Inclusive, bool Seeded = true>
 void scanLevels(const T* in, T* out, std::int64_t len, T* sums, const T& init, cudaStream_t stream,
                 const Op& op, const std::uint32_t* gate) {
   constexpr std::int64_t tile = Tuning::Cuda::kScanTile<T>;
   if (len <= tile) {
-    launch(scanTilesKernel<T, Op, Inclusive>, 1u, stream, "sieve::cuda::Scan (tile)", in, out, len,
-           static_cast<const T*>(nullptr), init, op, gate);
+    launch(scanTilesKernel<T, Op, Inclusive, Seeded>, 1u, stream, "sieve::cuda::Scan (tile)", in,
+           out, len, static_cast<const T*>(nullptr), init, op, gate);
     return;
   }
   const unsigned tiles = Geometry::blocksFor(len, tile);
   launch(scanTotalsKernel<T, Op>, tiles, stream, "sieve::cuda::Scan (totals)", in, len, sums, op,
          gate);
-  scanLevels<T, Op, false>(sums, sums, tiles, sums + tiles, init, stream, op, gate);
-  launch(scanTilesKernel<T, Op, Inclusive>, tiles, stream, "sieve::cuda::Scan (tiles)", in, out,
-         len, static_cast<const T*>(sums), init, op, gate);
+  scanLevels<T, Op, false, Seeded>(sums, sums, tiles, sums + tiles, init, stream, op, gate);
+  launch(scanTilesKernel<T, Op, Inclusive, Seeded>, tiles, stream, "sieve::cuda::Scan (tiles)", in,
+         out, len, static_cast<const T*>(sums), init, op, gate);
 }
 
-template <class T, class Op, bool Inclusive>
+template <class T, class Op, bool Inclusive, bool Seeded>
 void scanEnqueue(const T* in, T* out, T* sums, std::int64_t n, const T& init, cudaStream_t stream,
                  const Op& op, const std::uint32_t* gate) {
-  if constexpr (kScanSinglePass<T, Op>) {
+  if constexpr (!Seeded && kScanSinglePass<T, Op>) {
+    // Integer Sum / Min / Max from their identity: exact, the same bits as a
+    // fold from in[0].
+    scanEnqueue<T, Op, Inclusive, true>(in, out, sums, n, identityOf<Op, T>(), stream, op, gate);
+  } else if constexpr (kScanSinglePass<T, Op>) {
     constexpr std::int64_t tile = Tuning::Cuda::kScanSinglePassTile<T>;
     const std::int64_t tiles = ScanLookBackLayout::tiles(n, tile);
     std::uint32_t* counter = nullptr;
@@ -407,7 +423,7 @@ void scanEnqueue(const T* in, T* out, T* sums, std::int64_t n, const T& init, cu
     launch(scanSinglePassKernel<T, Op, Inclusive>, static_cast<unsigned>(tiles), stream,
            "sieve::cuda::Scan (single pass)", in, out, n, counter, status, tiles, init, op, gate);
   } else {
-    scanLevels<T, Op, Inclusive>(in, out, n, sums, init, stream, op, gate);
+    scanLevels<T, Op, Inclusive, Seeded>(in, out, n, sums, init, stream, op, gate);
   }
 }
 

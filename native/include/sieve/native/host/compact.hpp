@@ -15,7 +15,7 @@ namespace sieve {
 /// `indexMap[0..count)` receives the kept sample indices in ascending order and
 /// `*count` their number; slots at or past the count are never written. A
 /// non-zero mask byte keeps its sample, or drops it with kCompactMaskIsDrop in
-/// `flags`. `scratch` holds compactScratchBytes(n) bytes (8-byte aligned);
+/// `flags`. `scratch` holds compact_scratch_bytes(n) bytes (8-byte aligned);
 /// its contents are internal and no byte past that size is touched.
 ///
 /// Fused count-then-write: the mask is read twice (the second time from cache)
@@ -37,5 +37,14 @@ void compactHost(const std::uint8_t* mask, std::uint32_t flags, std::int32_t* in
 void compactHost(HostTeam team, const std::uint8_t* mask, std::uint32_t flags,
                  std::int32_t* indexMap, std::uint32_t* count, void* scratch, std::int64_t n,
                  const ReorderTrigger* trig = nullptr);
+
+namespace Impl {
+/// compactHost for a caller that has made every check compactHost makes
+/// (checkCompact, same arguments): the Kokkos face, which checks its Views
+/// once at its entry. Anything else calls compactHost.
+void compactHostChecked(HostTeam team, const std::uint8_t* mask, std::uint32_t flags,
+                        std::int32_t* indexMap, std::uint32_t* count, void* scratch, std::int64_t n,
+                        const ReorderTrigger* trig);
+} // namespace Impl
 
 } // namespace sieve

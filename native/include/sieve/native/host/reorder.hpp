@@ -22,7 +22,7 @@ namespace sieve {
 ///
 /// With `fire != nullptr` the call changes nothing while *fire == 0.
 /// n == 0: *count = *span = 0, *fire = 0. `scratch` holds
-/// reorderScratchBytes(n, widest elemBytes) bytes, 16-byte aligned.
+/// reorder_scratch_bytes(n, widest elemBytes) bytes, 16-byte aligned.
 /// O(n * planes) work, blocking. Throws std::invalid_argument for a bad count,
 /// unknown flags, unsupported element sizes, null, misaligned or overlapping
 /// planes (perm and inv included), or a mask that is not among the planes.
@@ -41,7 +41,7 @@ void reorderHost(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlane
 /// back at slot i in every plane (a gather through `inv` over all n), then
 /// perm and inv := identity. The index map, count and span are not touched.
 /// `perm` / `inv` must be as the reorders left them (or the identity).
-/// `scratch` holds reorderScratchBytes(n, widest elemBytes) bytes.
+/// `scratch` holds reorder_scratch_bytes(n, widest elemBytes) bytes.
 /// O(n * planes) work, blocking. Throws std::invalid_argument as reorderHost.
 void restoreHost(const ReorderPlane* planes, std::uint32_t nPlanes, std::int32_t* perm,
                  std::int32_t* inv, void* scratch, std::int64_t n);
@@ -49,5 +49,17 @@ void restoreHost(const ReorderPlane* planes, std::uint32_t nPlanes, std::int32_t
 /// restoreHost on an explicit team.
 void restoreHost(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlanes,
                  std::int32_t* perm, std::int32_t* inv, void* scratch, std::int64_t n);
+
+namespace Impl {
+/// reorderHost / restoreHost for a caller that has made every check they make
+/// (checkReorder / checkRestore, same arguments): the Kokkos face, which
+/// checks its Views once at its entry. Anything else calls the checked forms.
+void reorderHostChecked(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlanes,
+                        const std::uint8_t* mask, std::uint32_t flags, std::int32_t* perm,
+                        std::int32_t* inv, std::int32_t* indexMap, std::uint32_t* count,
+                        std::uint32_t* span, std::uint32_t* fire, void* scratch, std::int64_t n);
+void restoreHostChecked(HostTeam team, const ReorderPlane* planes, std::uint32_t nPlanes,
+                        std::int32_t* perm, std::int32_t* inv, void* scratch, std::int64_t n);
+} // namespace Impl
 
 } // namespace sieve

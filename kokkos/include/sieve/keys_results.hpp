@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sieve — the results of sieve::keys: key ids with their element ranges.
-// Every result owns its Views (Kokkos handle semantics: copies share them)
-// and can be released alone.
+// Sieve — the results of sieve::keys (KeyRanges, DenseKeys, SparseKeys,
+// ReducedKeys, GroupedElements, Grouping): key ids with their element
+// ranges; and DenseWorkspace, the scratch of the asynchronous scatter_dense
+// whose offsets its DenseKeys share. Every result owns its Views (Kokkos
+// handle semantics: copies share them) and can be released alone. Included
+// by <sieve/keys.hpp>.
 #pragma once
 
 #include <sieve/core/keys.hpp>
@@ -16,16 +19,19 @@
 #include <type_traits>
 
 namespace sieve {
-namespace keys {
-
 namespace Impl {
+namespace Keys {
+/// The base of every keys result (kIsKeys).
 struct KeyRangesTag {};
+} // namespace Keys
 } // namespace Impl
+
+namespace keys {
 
 /// What every keys result shares: `num_keys()` key ids, the elements of key
 /// id k being [offset(k), offset(k + 1)) of the output it describes.
 template <class ExecSpace>
-class KeyRanges : public Impl::KeyRangesTag {
+class KeyRanges : public Impl::Keys::KeyRangesTag {
  public:
   using execution_space = ExecSpace;
   using memory_space = typename ExecSpace::memory_space;
@@ -318,22 +324,17 @@ struct Grouping {
   ReducedKeys<Keys> keys;
 };
 
+} // namespace keys
+
 namespace Impl {
+namespace Keys {
+/// Whether T is a keys result: DenseKeys, SparseKeys or ReducedKeys.
 template <class T>
 inline constexpr bool kIsKeys = std::is_base_of_v<KeyRangesTag, T>;
 template <class T>
 struct IsDenseWorkspace : std::false_type {};
 template <class K, class E>
-struct IsDenseWorkspace<DenseWorkspace<K, E>> : std::true_type {};
-template <class T>
-struct IsGroups : std::false_type {};
-template <class K>
-struct IsGroups<GroupedElements<K>> : std::true_type {};
-template <class T>
-struct IsReduced : std::false_type {};
-template <class K>
-struct IsReduced<ReducedKeys<K>> : std::true_type {};
+struct IsDenseWorkspace<sieve::keys::DenseWorkspace<K, E>> : std::true_type {};
+} // namespace Keys
 } // namespace Impl
-
-} // namespace keys
 } // namespace sieve

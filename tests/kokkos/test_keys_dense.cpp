@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve Kokkos tests — sieve::keys, the dense scatter: empty, one key, all
+// keys equal, i % 103 for int32 / int64 / uint8 (and the sparse scatter on the
+// same keys), integer elements, int64 extremes, out-of-range keys and range
+// arguments that are not values of the key type rejected with nothing written,
+// and the asynchronous form on a DenseWorkspace (no allocation, errors surfaced
+// at check(), keys of an earlier call unusable), with the misuse errors. Every
+// result is compared with a plain sequential reference (std::stable_sort)
+// element by element, so every backend and thread count is held to the same
+// values.
+#include "../common/expect.hpp"
+#include "backend.hpp"
+#include "keys_helpers.hpp"
+#include "tools_log.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace sieve_test;
+
+namespace {
+
+/// Keys i % 103 over 1033 records (shifted by -50 for signed keys), with
+/// the sequential references: the stable order and the dense offsets.
+template <class K>
+struct Mod103 {
+  static constexpr int n = 1033;
+  std::vector<Rec<K>> in, ref;
+  K lo, hi;
+  std::vector<i64> refOff;
+  explicit Mod103(bool signedShift)
+      : in(n), lo(static_cast<K>(signedShift ? -50 : 0)),
+        hi(static_cast<K>(102 - (signedShift ? 50 : 0))) {
+    for (int i = 0; i < n; ++i) in[i] = Rec<K>{static_cast<K>(i % 103 - (signedShift ? 50 : 0)), i};
+    ref = stableByKey(in, [](const Rec<K>& e) { return e.k; });
+    refOff = denseOffsets(in, lo, hi);
+  }
+};
+
+template <class K>
+void checkMod103(bool signedShift) {
+  const Mod103<K> c(signedShift);
+  const auto d = deviceOf(c.in);
+  {
+    DView<Rec<K>> out("out", c.n);
+    const auto keys = sieve::keys::scatter_dense(TestExec{}, d, c.lo, c.hi, out);
+    EXPECT_EQ(keys.num_keys(), 103);
+    EXPECT_EQ(keys.num_elements(), c.n);
+    EXPECT_EQ(toHost(out), c.ref);
+    EXPECT_EQ(offsetsOf(keys), c.refOff);
+    EXPECT_EQ(keys.offset(5), c.refOff[5]);
+  }
+  {
+    DView<Rec<K>> out("out", c.n);
+    const auto keys = sieve::keys::scatter_dense(TestExec{}, d, out); // range computed
+    EXPECT_EQ(keys.min_key(), c.lo);
+    EXPECT_EQ(keys.max_key(), c.hi);
+    EXPECT_EQ(toHost(out), c.ref);
+    EXPECT_EQ(offsetsOf(keys), c.refOff);
+  }
+  {
+    DView<Rec<K>> out("out", c.n);
+    const auto keys = sieve::keys::scatter_sparse(TestExec{}, d, out);
+    EXPECT_EQ(keys.num_keys(), 103);
+    EXPECT_EQ(toHost(out), c.ref);
+    EXPECT_EQ(offsetsOf(keys), c.refOff);
+    const auto distinct = toHost(keys.keys());
+    for (int k = 0; k < 103; ++k) EXPECT_EQ(distinct[k], static_cast<K>(c.lo + k));
+  }
+}
+
+} // namespace
+
+TEST(KeysDense, Empty) {
+  DView<Rec<int>> in("in", 0), out("out", 0);
+  const auto ranged = sieve::keys::scatter_dense(TestExec{}, in, 0, 9, out);
+  EXPECT_EQ(ranged.num_keys(), 10);
+  EXPECT_EQ(ranged.num_elements(), 0);
+  EXPECT_EQ(offsetsOf(ranged), std::vector<i64>(11, 0));
+  const auto unranged = sieve::keys::scatter_dense(TestExec{}, in, out);
+  EXPECT_EQ(unranged.num_keys(), 0);
+  EXPECT_EQ(unranged.offset(0), 0);
+  const auto sparse = sieve::keys::scatter_sparse(TestExec{}, in, out);
+  EXPECT_EQ(sparse.num_keys(), 0);
+  EXPECT_EQ(sparse.num_elements(), 0);
+  const auto unique = sieve::keys::reduce(TestExec{}, ranged, out, sieve::keys::SortUnique{});
+  EXPECT_EQ(unique.num_elements(), 0);
+  const auto g = sieve::keys::group(TestExec{}, sparse, out, sieve::keys::SortGroup{});
+  EXPECT_EQ(g.groups.num_groups(), 0);
+}
+
+TEST(KeysDense, OneKeyAndAllEqual) {
+  for (const int n : {1, 1000}) {
+    std::vector<Rec<int>> in(n);
+    for (int i = 0; i < n; ++i) in[i] = Rec<int>{7, i};
+    DView<Rec<int>> out("out", n);
+    const auto keys = sieve::keys::scatter_dense(TestExec{}, deviceOf(in), out);
+    EXPECT_EQ(keys.num_keys(), 1);
+    EXPECT_EQ(keys.min_key(), 7);
+    EXPECT_EQ(offsetsOf(keys), (std::vector<i64>{0, n}));
+    EXPECT_EQ(toHost(out), in);
+    DView<Rec<int>> out2("out2", n);
+    const auto sparse = sieve::keys::scatter_sparse(TestExec{}, deviceOf(in), out2);
+    EXPECT_EQ(sparse.num_keys(), 1);
+    EXPECT_EQ(toHost(sparse.keys()), std::vector<int>{7});
+    EXPECT_EQ(toHost(out2), in);
+  }
+}
+
+TEST(KeysDense, Mod103Int32) { checkMod103<std::int32_t>(true); }
+TEST(KeysDense, Mod103Int64) { checkMod103<std::int64_t>(true); }
+TEST(KeysDense, Mod103Uint8) { checkMod103<std::uint8_t>(false); }
+
+TEST(KeysDense, IntegerElementsAreTheirKeys) {
+  std::vector<std::int16_t> in{5, -3, 5, 0, -3, 9};
+  DView<std::int16_t> out("out", in.size());
+  const auto keys = sieve::keys::scatter_dense(TestExec{}, deviceOf(in), out);
+  EXPECT_EQ(keys.num_keys(), 13);
+  EXPECT_EQ(toHost(out), (std::vector<std::int16_t>{-3, -3, 0, 5, 5, 9}));
+}
+
+TEST(KeysDense, OutOfRangeRejectedNothingWritten) {
+  const int n = 5000;
+  std::vector<Rec<int>> in(n);
+  for (int i = 0; i < n; ++i) in[i] = Rec<int>{i % 100, i};
+  in[4321].k = 100; // past max_key
+  const Rec<int> sentinel{-77, -77};
+  auto out = filled<Rec<int>>(n, sentinel);
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, deviceOf(in), 0, 99, out),
+               std::invalid_argument);
+  in[4321].k = -1; // before min_key
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, deviceOf(in), 0, 99, out),
+               std::invalid_argument);
+  for (const auto& e : toHost(out)) ASSERT_EQ(e, sentinel);
+}
+
+TEST(KeysDense, Misuse) {
+  std::vector<Rec<int>> in{{1, 0}, {2, 1}, {1, 2}};
+  DView<Rec<int>> small("small", 2), out("out", 3);
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, deviceOf(in), small), std::invalid_argument);
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, deviceOf(in), 0, 5, small),
+               std::invalid_argument);
+  EXPECT_THROW(sieve::keys::scatter_sparse(TestExec{}, deviceOf(in), small), std::invalid_argument);
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, deviceOf(in), 5, 0, out),
+               std::invalid_argument);
+  const auto d = deviceOf(in);
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, d, d), std::invalid_argument); // overlap
+  try {
+    sieve::keys::scatter_dense(TestExec{}, d, 5, 0, out);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("min_key"), std::string::npos) << e.what();
+  }
+  const auto keys = sieve::keys::scatter_dense(TestExec{}, d, out);
+  EXPECT_THROW(sieve::keys::reduce(TestExec{}, keys, small, sieve::keys::SortUnique{}),
+               std::invalid_argument);
+  const auto reduced = sieve::keys::reduce(TestExec{}, keys, out, sieve::keys::SortUnique{});
+  DView<Rec<int>> none("none", 0);
+  EXPECT_THROW(sieve::keys::compact(TestExec{}, keys, reduced, out, none), std::invalid_argument);
+}
+
+TEST(KeysDense, RangeArgumentsMustFitTheKeyType) {
+  std::vector<Rec<std::uint8_t>> in8{{3, 0}, {250, 1}, {3, 2}};
+  DView<Rec<std::uint8_t>> out8("out8", 3);
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, deviceOf(in8), 0, 300, out8),
+               std::invalid_argument); // 300 would be 44
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, deviceOf(in8), -1, 255, out8),
+               std::invalid_argument); // -1 would be 255
+  const auto k8 = sieve::keys::scatter_dense(TestExec{}, deviceOf(in8), 0, 255, out8);
+  EXPECT_EQ(k8.num_keys(), 256);
+  EXPECT_EQ(toHost(out8), (std::vector<Rec<std::uint8_t>>{{3, 0}, {3, 2}, {250, 1}}));
+
+  std::vector<Rec<std::int32_t>> in{{0, 0}, {10, 1}, {5, 2}, {0, 3}};
+  DView<Rec<std::int32_t>> out("out", 4);
+  const std::int64_t big = std::int64_t(1) << 32;
+  try { // [2^32, 2^32 + 10] would silently be [0, 10]
+    sieve::keys::scatter_dense(TestExec{}, deviceOf(in), big, big + 10, out);
+    ADD_FAILURE() << "a min_key outside int32 was truncated";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("min_key"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, deviceOf(in), 0.0, 10.5, out),
+               std::invalid_argument);
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, deviceOf(in), std::int64_t(INT32_MIN) - 1,
+                                          std::int64_t(10), out),
+               std::invalid_argument);
+  // Wider arguments that are values of the key type are fine.
+  const auto k =
+      sieve::keys::scatter_dense(TestExec{}, deviceOf(in), std::int64_t(0), std::uint64_t(10), out);
+  EXPECT_EQ(k.num_keys(), 11);
+  EXPECT_EQ(toHost(out), stableByKey(in, [](const Rec<std::int32_t>& e) { return e.k; }));
+}
+
+TEST(KeysDense, Int64Extremes) {
+  constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t hi = std::numeric_limits<std::int64_t>::max();
+  for (const std::int64_t base : {lo, hi - 6}) {
+    std::vector<Rec<std::int64_t>> in;
+    for (int i = 0; i < 5000; ++i) in.push_back(Rec<std::int64_t>{base + (i * 5) % 7, i});
+    const auto ref = stableByKey(in, [](const Rec<std::int64_t>& e) { return e.k; });
+    DView<Rec<std::int64_t>> out("out", in.size());
+    const auto keys = sieve::keys::scatter_dense(TestExec{}, deviceOf(in), out);
+    EXPECT_EQ(keys.min_key(), base);
+    EXPECT_EQ(keys.max_key(), base + 6);
+    EXPECT_EQ(keys.num_keys(), 7);
+    EXPECT_EQ(toHost(out), ref);
+  }
+  std::vector<Rec<std::int64_t>> both{{lo, 0}, {hi, 1}};
+  DView<Rec<std::int64_t>> out("out", 2);
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, deviceOf(both), out), std::invalid_argument);
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, deviceOf(both), lo, hi, out),
+               std::invalid_argument);
+}
+
+// --- the asynchronous dense scatter on a DenseWorkspace ---------------------------
+
+namespace {
+
+template <class K>
+void checkAsyncMod103(bool signedShift) {
+  const Mod103<K> c(signedShift);
+  const TestExec exec;
+  const sieve::keys::DenseWorkspace<K, TestExec> ws(exec, c.n, c.lo, c.hi);
+  EXPECT_EQ(ws.num_keys(), 103);
+  const auto d = deviceOf(c.in);
+  // The same workspace serves several calls; each writes the same bytes as
+  // the sequential stable sort (and as the blocking form).
+  for (int round = 0; round < 3; ++round) {
+    DView<Rec<K>> out("out", c.n);
+    const auto keys = sieve::keys::scatter_dense(exec, d, out, ws);
+    exec.fence();
+    EXPECT_EQ(keys.num_keys(), 103);
+    EXPECT_EQ(keys.num_elements(), c.n);
+    EXPECT_EQ(keys.min_key(), c.lo);
+    EXPECT_EQ(keys.max_key(), c.hi);
+    EXPECT_NO_THROW(ws.check(exec));
+    EXPECT_EQ(toHost(out), c.ref) << "round " << round;
+    EXPECT_EQ(offsetsOf(keys), c.refOff) << "round " << round;
+    EXPECT_EQ(keys.offset(5), c.refOff[5]);
+  }
+}
+
+} // namespace
+
+TEST(KeysDenseAsync, Mod103MatchesTheReference) {
+  checkAsyncMod103<std::int32_t>(true);
+  checkAsyncMod103<std::int64_t>(true);
+  checkAsyncMod103<std::uint8_t>(false);
+}
+
+TEST(KeysDenseAsync, EmptyAndOneKey) {
+  const TestExec exec;
+  {
+    const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, 0, 0, 9);
+    DView<Rec<int>> in("in", 0), out("out", 0);
+    const auto keys = sieve::keys::scatter_dense(exec, in, out, ws);
+    exec.fence();
+    EXPECT_EQ(keys.num_keys(), 10);
+    EXPECT_EQ(offsetsOf(keys), std::vector<i64>(11, 0));
+  }
+  {
+    std::vector<Rec<int>> in(777);
+    for (int i = 0; i < 777; ++i) in[i] = Rec<int>{7, i};
+    const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, 777, 7, 7);
+    DView<Rec<int>> out("out", 777);
+    const auto keys = sieve::keys::scatter_dense(exec, deviceOf(in), out, ws);
+    exec.fence();
+    EXPECT_EQ(offsetsOf(keys), (std::vector<i64>{0, 777}));
+    EXPECT_EQ(toHost(out), in);
+  }
+}
+
+// Nothing is allocated, and nothing runs but the call's own kernels (and the
+// scan's), all on the instance.
+TEST(KeysDenseAsync, AllocatesNothing) {
+  const int n = 20000;
+  std::vector<Rec<int>> in(n);
+  for (int i = 0; i < n; ++i) in[i] = Rec<int>{(i * 7919) % 4096, i};
+  const TestExec exec;
+  const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, n, 0, 4095);
+  const auto d = deviceOf(in);
+  DView<Rec<int>> out("out", n);
+  sieve::keys::scatter_dense(exec, d, out, ws); // Kokkos' own lazy buffers
+  exec.fence();
+  {
+    const ToolsLog tools;
+    sieve::keys::scatter_dense("async", exec, d, out, ws);
+    exec.fence();
+    EXPECT_EQ(ToolsLog::allocations(), 0) << ToolsLog::dump();
+    EXPECT_TRUE(ToolsLog::hasPrefix("region async: sieve::keys::scatter_dense["))
+        << ToolsLog::dump();
+  }
+  EXPECT_EQ(toHost(out), stableByKey(in, [](const Rec<int>& e) { return e.k; }));
+}
+
+// A key outside the workspace's range: nothing is written, every key is
+// empty, and the error surfaces as an exception at check(), at offset() and
+// in the calls that read the keys back; the next valid call clears it.
+TEST(KeysDenseAsync, OutOfRangeKeysNeverLoseSilently) {
+  const int n = 5000;
+  std::vector<Rec<int>> in(n);
+  for (int i = 0; i < n; ++i) in[i] = Rec<int>{i % 100, i};
+  in[4321].k = 100;
+  in[17].k = -1;
+  const TestExec exec;
+  const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, n, 0, 99);
+  const Rec<int> sentinel{-77, -77};
+  auto out = filled<Rec<int>>(n, sentinel);
+  const auto keys = sieve::keys::scatter_dense(exec, deviceOf(in), out, ws);
+  exec.fence();
+  i64 rejected = 0;
+  Kokkos::deep_copy(rejected, ws.rejected());
+  EXPECT_EQ(rejected, 2);
+  EXPECT_THROW(ws.check(exec), std::invalid_argument);
+  EXPECT_THROW(keys.offset(0), std::invalid_argument);
+  EXPECT_THROW(sieve::keys::reduce(exec, keys, out, sieve::keys::SortUnique{}),
+               std::invalid_argument);
+  EXPECT_THROW(sieve::keys::group(exec, keys, out, sieve::keys::SortGroup{}),
+               std::invalid_argument);
+  EXPECT_EQ(offsetsOf(keys), std::vector<i64>(101, 0));
+  for (const auto& e : toHost(out)) ASSERT_EQ(e, sentinel);
+  in[4321].k = 21;
+  in[17].k = 17;
+  const auto fixed = sieve::keys::scatter_dense(exec, deviceOf(in), out, ws);
+  EXPECT_NO_THROW(ws.check(exec));
+  EXPECT_EQ(toHost(out), stableByKey(in, [](const Rec<int>& e) { return e.k; }));
+  EXPECT_EQ(fixed.offset(100), n);
+  // The rejected call's keys stay unusable: the workspace served a later call.
+  EXPECT_THROW(keys.offset(0), std::invalid_argument);
+  EXPECT_THROW(sieve::keys::reduce(exec, keys, out, sieve::keys::SortUnique{}),
+               std::invalid_argument);
+}
+
+// The keys of a call share the workspace's offsets: once it serves another
+// call, using them would read that call's offsets over the first output.
+// Every use throws instead.
+TEST(KeysDenseAsync, KeysOfAnEarlierCallThrow) {
+  const int n = 3000;
+  std::vector<Rec<int>> a(n), b(n);
+  for (int i = 0; i < n; ++i) {
+    a[i] = Rec<int>{i % 10, i};
+    b[i] = Rec<int>{(i * 7) % 50, i};
+  }
+  const TestExec exec;
+  const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, n, 0, 49);
+  DView<Rec<int>> outA("outA", n), outB("outB", n), more("more", n);
+  const auto keysA = sieve::keys::scatter_dense(exec, deviceOf(a), outA, ws);
+  EXPECT_EQ(offsetsOf(keysA), denseOffsets(a, 0, 49));
+  EXPECT_EQ(keysA.offset(10), n);
+  const auto keysB = sieve::keys::scatter_dense(exec, deviceOf(b), outB, ws);
+  EXPECT_EQ(keysB.offset(50), n);
+  EXPECT_EQ(toHost(outA), stableByKey(a, [](const Rec<int>& e) { return e.k; }));
+  EXPECT_EQ(toHost(outB), stableByKey(b, [](const Rec<int>& e) { return e.k; }));
+  EXPECT_THROW(keysA.offset(1), std::invalid_argument);
+  EXPECT_THROW(sieve::keys::reduce(exec, keysA, outA, sieve::keys::SortUnique{}),
+               std::invalid_argument);
+  EXPECT_THROW(sieve::keys::group(exec, keysA, outA, sieve::keys::SortGroup{}),
+               std::invalid_argument);
+  EXPECT_THROW(sieve::keys::for_each_key_range(exec, keysA, outA, Noop{}), std::invalid_argument);
+  // The current keys work, copies included.
+  const auto copyB = keysB;
+  const auto unique = sieve::keys::reduce(exec, copyB, outB, sieve::keys::SortUnique{});
+  EXPECT_EQ(unique.num_keys(), 50);
+  EXPECT_EQ(sieve::keys::compact(exec, keysB, unique, outB, more), unique.num_elements());
+}
+
+TEST(KeysDenseAsync, Misuse) {
+  const TestExec exec;
+  std::vector<Rec<int>> in{{1, 0}, {2, 1}, {1, 2}};
+  const auto d = deviceOf(in);
+  DView<Rec<int>> out("out", 3), shortOut("short", 2);
+  const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, 3, 0, 9), other(exec, 4, 0, 9);
+  const sieve::keys::DenseWorkspace<int, TestExec> empty;
+  sieve_test::expectInvalid([&] { sieve::keys::scatter_dense(exec, d, out, other); },
+                            "workspace was made for 4");
+  sieve_test::expectInvalid([&] { sieve::keys::scatter_dense(exec, d, out, empty); },
+                            "workspace is empty");
+  sieve_test::expectInvalid([&] { sieve::keys::scatter_dense(exec, d, shortOut, ws); },
+                            "output.extent(0) = 2");
+  sieve_test::expectInvalid([&] { sieve::keys::scatter_dense(exec, d, d, ws); }, "");
+  sieve_test::expectInvalid([&] { sieve::keys::DenseWorkspace<int, TestExec>(exec, 3, 9, 0); },
+                            "greater than max_key");
+  sieve_test::expectInvalid([&] { sieve::keys::DenseWorkspace<int, TestExec>(exec, -1, 0, 9); },
+                            "elements = -1");
+  sieve_test::expectInvalid(
+      [&] { sieve::keys::DenseWorkspace<std::uint8_t, TestExec>(exec, 3, 0, 300); },
+      "max_key = 300 is not a value of the key type");
+  EXPECT_NO_THROW(ws.check(exec)); // nothing ran on it yet
+}
