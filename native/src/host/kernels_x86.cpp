@@ -302,8 +302,16 @@ void scatterAvx512(const void* stage, void* plane, std::uint32_t elemBytes,
   }
 }
 
-SIEVE_TARGET_AVX512 std::int64_t selectIndicesAvx512(const std::uint8_t* mask, std::int64_t i,
-                                                     std::int64_t len, std::int64_t* dst) {
+/// The indices of the non-zero mask bytes of [i, i + len) into dst, as
+/// int64 or int32 (Index): the selected offsets of each 64-byte block
+/// compressed into bytes, then widened 8 (int64) or 16 (int32) at a time and
+/// offset by the block's base (one 64-byte store per step; the slack lies in
+/// the caller's room).
+template <class Index>
+SIEVE_TARGET_AVX512 inline std::int64_t selectIndicesAvx512T(const std::uint8_t* mask,
+                                                             std::int64_t i, std::int64_t len,
+                                                             Index* dst) {
+  constexpr std::int64_t kStep = 64 / static_cast<std::int64_t>(sizeof(Index));
   const __m512i iota = _mm512_load_si512(kIota);
   alignas(64) std::uint8_t offs[64];
   std::int64_t f = 0;
@@ -312,39 +320,32 @@ SIEVE_TARGET_AVX512 std::int64_t selectIndicesAvx512(const std::uint8_t* mask, s
     const std::uint64_t bits = nonzero64Avx512(mask + i + j, m);
     if (bits == 0u) continue;
     const auto cnt = static_cast<std::int64_t>(_mm_popcnt_u64(bits));
-    // The selected offsets compressed into bytes, widened 8 at a time to
-    // int64 (one 64-byte store per 8 items; the slack lies in the caller's room).
     _mm512_store_si512(offs, _mm512_maskz_compress_epi8(static_cast<__mmask64>(bits), iota));
-    const __m512i base = _mm512_set1_epi64(i + j);
-    for (std::int64_t g = 0; g < cnt; g += 8)
-      _mm512_storeu_si512(dst + f + g,
-                          _mm512_add_epi64(base, _mm512_cvtepu8_epi64(_mm_loadl_epi64(
-                                                     reinterpret_cast<const __m128i*>(offs + g)))));
+    for (std::int64_t g = 0; g < cnt; g += kStep) {
+      __m512i v;
+      if constexpr (sizeof(Index) == 8)
+        v = _mm512_add_epi64(
+            _mm512_set1_epi64(i + j),
+            _mm512_cvtepu8_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(offs + g))));
+      else
+        v = _mm512_add_epi32(
+            _mm512_set1_epi32(static_cast<int>(i + j)),
+            _mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(offs + g))));
+      _mm512_storeu_si512(dst + f + g, v);
+    }
     f += cnt;
   }
   return f;
 }
 
+SIEVE_TARGET_AVX512 std::int64_t selectIndicesAvx512(const std::uint8_t* mask, std::int64_t i,
+                                                     std::int64_t len, std::int64_t* dst) {
+  return selectIndicesAvx512T(mask, i, len, dst);
+}
+
 SIEVE_TARGET_AVX512 std::int64_t selectIndices32Avx512(const std::uint8_t* mask, std::int64_t i,
                                                        std::int64_t len, std::int32_t* dst) {
-  const __m512i iota = _mm512_load_si512(kIota);
-  alignas(64) std::uint8_t offs[64];
-  std::int64_t f = 0;
-  for (std::int64_t j = 0; j < len; j += 64) {
-    const std::int64_t m = len - j < 64 ? len - j : 64;
-    const std::uint64_t bits = nonzero64Avx512(mask + i + j, m);
-    if (bits == 0u) continue;
-    const auto cnt = static_cast<std::int64_t>(_mm_popcnt_u64(bits));
-    // As selectIndicesAvx512, widened 16 at a time to int32.
-    _mm512_store_si512(offs, _mm512_maskz_compress_epi8(static_cast<__mmask64>(bits), iota));
-    const __m512i base = _mm512_set1_epi32(static_cast<int>(i + j));
-    for (std::int64_t g = 0; g < cnt; g += 16)
-      _mm512_storeu_si512(dst + f + g,
-                          _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm_load_si128(
-                                                     reinterpret_cast<const __m128i*>(offs + g)))));
-    f += cnt;
-  }
-  return f;
+  return selectIndicesAvx512T(mask, i, len, dst);
 }
 
 /// The selected lanes of v (lane width W bytes) packed to the front.
