@@ -9,6 +9,8 @@
 #include "face.hpp"
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 using namespace sieve_test;
 
@@ -43,6 +45,38 @@ TEST(KokkosScanApi, StridedViews) {
   EXPECT_EQ(toHost(col0), host);
   sieve::inclusive_scan(TestExec(), col0, col1, sieve::Max{}, -5);
   EXPECT_EQ(toHost(col1), refScan(host, sieve::Max{}, -5, true));
+}
+
+// A strided scan takes the portable face (Kokkos kernels), which
+// Kokkos::OpenMP cannot launch inside a parallel region: it throws, naming
+// the call the user made, and writes nothing.
+TEST(KokkosScanApi, StridedInsideAParallelRegionThrows) {
+#if defined(SIEVE_TEST_OPENMP) && defined(_OPENMP)
+  const std::int64_t n = 1000;
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, TestMem> table("table", n, 2);
+  Kokkos::deep_copy(table, 1);
+  auto col0 = Kokkos::subview(table, Kokkos::ALL, 0);
+  auto col1 = Kokkos::subview(table, Kokkos::ALL, 1);
+  int caught = 0, calls = 0;
+#pragma omp parallel num_threads(2) reduction(+ : caught, calls)
+  {
+#pragma omp single
+    {
+      ++calls;
+      try {
+        sieve::inclusive_scan(TestExec(), col0, col1, sieve::Sum{}, 0);
+      } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        caught += what.find("sieve::inclusive_scan") == 0 &&
+                  what.find("parallel region") != std::string::npos;
+      }
+    }
+  }
+  EXPECT_EQ(caught, calls);
+  EXPECT_EQ(toHost(col1), std::vector<std::int32_t>(n, 1)) << "nothing written";
+#else
+  GTEST_SKIP() << "OpenMP only";
+#endif
 }
 
 TEST(KokkosScanApi, RejectsBadArguments) {

@@ -58,7 +58,7 @@ Face faceFor(bool contiguous) {
 /// The one dispatch point: calls `f(FaceTag<face>{})` with the face that runs
 /// primitive P on Exec. Only the two candidate faces are instantiated.
 template <class Exec, Primitive P, class F>
-void dispatch(bool contiguous, F&& f) {
+void dispatch(const char* fn, bool contiguous, F&& f) {
   constexpr Face native = nativeFaceOf<Exec>();
   if constexpr (native != Face::Portable && Faces<native>::has(P)) {
     if (contiguous) {
@@ -67,7 +67,7 @@ void dispatch(bool contiguous, F&& f) {
     }
   }
   // The portable face launches Kokkos kernels (e.g. strided Views on OpenMP).
-  checkKernelsAllowed<Exec>(primitiveName(P));
+  checkKernelsAllowed<Exec>(fn); // named for the public call
   f(FaceTag<Face::Portable>{});
 }
 
@@ -79,7 +79,7 @@ void runCall(const char* fn, const Names& names, bool contiguous,
              std::initializer_list<Claim> claims, Body&& body) {
   const CallClaims held(fn, claims);
   const CallRegion region(names, faceFor<Exec, P>(contiguous));
-  dispatch<Exec, P>(contiguous, std::forward<Body>(body));
+  dispatch<Exec, P>(fn, contiguous, std::forward<Body>(body));
 }
 
 /// The same tail for the calls that run their own Kokkos kernels on every

@@ -45,13 +45,5 @@ constexpr Face nativeFaceOf() {
   return Face::Portable;
 }
 
-/// The public name of primitive P (for the errors of dispatch).
-constexpr const char* primitiveName(Primitive p) {
-  return p == Primitive::Compact   ? "sieve::compact"
-         : p == Primitive::Reorder ? "sieve::reorder"
-         : p == Primitive::Restore ? "sieve::restore"
-                                   : "sieve::scan";
-}
-
 } // namespace Impl
 } // namespace sieve

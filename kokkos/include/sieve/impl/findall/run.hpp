@@ -82,7 +82,7 @@ void countPhase(const Exec& exec, const Names& names, const Plan& p, const Regio
     using Raw =
         Kokkos::View<i64*, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     const Raw ends(tileEnd, static_cast<std::size_t>(tiles));
-    dispatch<Exec, Primitive::Scan>(true, [&](auto tag) {
+    dispatch<Exec, Primitive::Scan>("sieve::findall", true, [&](auto tag) {
       Faces<decltype(tag)::value>::template scan<true>(exec, names, ends, ends, Sum{}, i64(0),
                                                        r.sums, tiles);
     });
