@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve — GPU benchmark: compactDevice against cub::DeviceSelect::Flagged
-// (with a counting iterator for the indices), cuda::Scan (int32, int64) against
+// (with a counting iterator for the indices), selectDevice (sieve::findall's
+// write: int64 indices, 8-byte values) against the same CUB call (a counting
+// iterator, the values array), cuda::Scan (int32, int64) against
 // cub::DeviceScan, and a 4-plane reorderDevice, each beside a device-to-device
 // copy of the same bytes (the bandwidth limit), in the same run.
 //
@@ -8,6 +10,7 @@
 #include <sieve/native/cuda/compact.hpp>
 #include <sieve/native/cuda/reorder.hpp>
 #include <sieve/native/cuda/scan.cuh>
+#include <sieve/native/cuda/select.hpp>
 
 #include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_scan.cuh>
@@ -106,13 +109,24 @@ int main(int argc, char* argv[]) {
   auto* copySrc = deviceAlloc(maxN * 8);
   auto* copyDst = deviceAlloc(maxN * 8);
   int* cubCount = static_cast<int*>(deviceAlloc(8));
-  std::size_t cubBytes = 0, cubScanBytes = 0, cubScan64Bytes = 0;
+  auto* selCount = static_cast<std::int64_t*>(deviceAlloc(8));
+  // selectDevice: values from copySrc, items to copyDst.
+  auto* selValues = static_cast<const double*>(copySrc);
+  auto* selOut64 = static_cast<std::int64_t*>(copyDst);
+  auto* selOutVal = static_cast<double*>(copyDst);
+  std::size_t cubBytes = 0, cubScanBytes = 0, cubScan64Bytes = 0, cubSel64Bytes = 0,
+              cubSelValBytes = 0;
   cub::DeviceSelect::Flagged(nullptr, cubBytes, thrust::counting_iterator<int>(0), mask, map,
                              cubCount, static_cast<int>(maxN));
+  cub::DeviceSelect::Flagged(nullptr, cubSel64Bytes, thrust::counting_iterator<std::int64_t>(0),
+                             mask, selOut64, cubCount, static_cast<int>(maxN));
+  cub::DeviceSelect::Flagged(nullptr, cubSelValBytes, selValues, mask, selOutVal, cubCount,
+                             static_cast<int>(maxN));
   cub::DeviceScan::InclusiveSum(nullptr, cubScanBytes, map, map, static_cast<int>(maxN));
   cub::DeviceScan::InclusiveSum(nullptr, cubScan64Bytes, static_cast<std::int64_t*>(copySrc),
                                 static_cast<std::int64_t*>(copyDst), static_cast<int>(maxN));
-  void* cubTemp = deviceAlloc(std::max({cubBytes, cubScanBytes, cubScan64Bytes}));
+  void* cubTemp = deviceAlloc(
+      std::max({cubBytes, cubScanBytes, cubScan64Bytes, cubSel64Bytes, cubSelValBytes}));
 
   for (int log2n : {20, 24, 28}) {
     if (log2n > maxLog2) continue;
@@ -146,6 +160,50 @@ int main(int argc, char* argv[]) {
           {"sieve compactDevice",
            [&] { sieve::compactDevice(mask, 0u, map, count, scratch, n, nullptr); }, bytes}};
       table(title, rows, reps, timer, "D2D copy (n+4c)/2 bytes", "cub::DeviceSelect::Flagged");
+      if (keep >= 1.0) continue;
+      // findall's write: the mask read once, 8 bytes written per selected
+      // sample (its int64 index, or its 8-byte value gathered), beside CUB on
+      // the same mask and a copy of the same bytes (mask + output).
+      const double selBytes = static_cast<double>(n) + 8 * kept;
+      const auto selCopyBytes = static_cast<std::size_t>(selBytes / 2);
+      for (const bool values : {false, true}) {
+        std::snprintf(title, sizeof title, "select %s 2^%d keep %.0f%%",
+                      values ? "value8" : "index64", log2n, keep * 100);
+        sieve::SelectSpec spec;
+        spec.mask = mask;
+        spec.n = n;
+        spec.item = values ? sieve::SelectItem::Value : sieve::SelectItem::Index64;
+        spec.values = values ? static_cast<const void*>(selValues) : nullptr;
+        spec.elemBytes = 8;
+        spec.out = copyDst;
+        spec.cap = n;
+        spec.count = selCount;
+        const std::size_t selScratch = sieve::select_scratch_bytes(n);
+        std::vector<Row> sel{
+            {"D2D copy (n+8c)/2 bytes",
+             [&] {
+               SIEVE_CUDA_CHECK(
+                   cudaMemcpyAsync(copyDst, copySrc, selCopyBytes, cudaMemcpyDeviceToDevice));
+             },
+             2.0 * selCopyBytes},
+            {"cub::DeviceSelect::Flagged",
+             [&] {
+               if (values) {
+                 std::size_t tb = cubSelValBytes;
+                 SIEVE_CUDA_CHECK(cub::DeviceSelect::Flagged(
+                     cubTemp, tb, selValues, mask, selOutVal, cubCount, static_cast<int>(n)));
+               } else {
+                 std::size_t tb = cubSel64Bytes;
+                 SIEVE_CUDA_CHECK(cub::DeviceSelect::Flagged(
+                     cubTemp, tb, thrust::counting_iterator<std::int64_t>(0), mask, selOut64,
+                     cubCount, static_cast<int>(n)));
+               }
+             },
+             selBytes},
+            {"sieve selectDevice", [&] { sieve::selectDevice(spec, scratch, selScratch, nullptr); },
+             selBytes}};
+        table(title, sel, reps, timer, "D2D copy (n+8c)/2 bytes", "cub::DeviceSelect::Flagged");
+      }
     }
     // Integer scans: the single pass (int32: packed tile status; int64: wide).
     auto scanTable = [&](auto zero, std::size_t cubTempBytes, const char* type) {
@@ -161,8 +219,7 @@ int main(int argc, char* argv[]) {
       std::vector<Row> rows{
           {copyName,
            [&] {
-             SIEVE_CUDA_CHECK(
-                 cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice));
+             SIEVE_CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice));
            },
            bytes},
           {"cub::DeviceScan::InclusiveSum",
@@ -173,7 +230,9 @@ int main(int argc, char* argv[]) {
            },
            bytes},
           {"sieve cuda::Scan",
-           [&] { sieve::cuda::Scan::enqueue<T, sieve::Sum, true>(in, out, sums, n, T(0), nullptr); },
+           [&] {
+             sieve::cuda::Scan::enqueue<T, sieve::Sum, true>(in, out, sums, n, T(0), nullptr);
+           },
            bytes}};
       table(title, rows, reps, timer, copyName, "cub::DeviceScan::InclusiveSum");
     };
@@ -247,8 +306,9 @@ int main(int argc, char* argv[]) {
     cudaFree(moveSrc);
     cudaFree(moveDst);
   }
-  for (void* p : {static_cast<void*>(mask), static_cast<void*>(map), static_cast<void*>(count),
-                  scratch, copySrc, copyDst, static_cast<void*>(cubCount), cubTemp})
+  for (void* p :
+       {static_cast<void*>(mask), static_cast<void*>(map), static_cast<void*>(count), scratch,
+        copySrc, copyDst, static_cast<void*>(cubCount), static_cast<void*>(selCount), cubTemp})
     cudaFree(p);
   return 0;
 }

@@ -249,8 +249,11 @@ int main(int argc, char* argv[]) {
           out(k) = 0.f;
           map(k) = 0;
         });
-    const std::size_t copyMax = static_cast<std::size_t>(9 * n / 2 + 64);
+    const std::size_t copyMax = static_cast<std::size_t>(9 * n / 2 + 64); // >= (n + 8n) / 2
     Kokkos::View<unsigned char*, Mem> copySrc("copy_src", copyMax), copyDst("copy_dst", copyMax);
+    Kokkos::View<i64*, Mem> out64(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out64"), n);
+    Kokkos::View<i64, Mem> count64("count64");
+    Kokkos::deep_copy(out64, 0);
     const sieve::FindallWorkspace<HostExec> ws(exec, n);
     sieve_bench::printHeader();
     std::vector<std::string> summary;
@@ -287,6 +290,25 @@ int main(int argc, char* argv[]) {
                                 for (i64 k = 0; k < n; ++k)
                                   if (m[k]) r.push_back(k);
                                 g_sink = g_sink + static_cast<i64>(r.size());
+                              }});
+      // The bytes the index form must move: read the mask, write the int64
+      // indices of the selected (the copy limit of into(result, count)).
+      const i64 keptIdx =
+          static_cast<i64>(sieve::findall(exec, mask, sieve::linear_indices).extent(0));
+      const std::size_t idxBytes = static_cast<std::size_t>((n + 8 * keptIdx) / 2);
+      idx.variants.push_back(
+          {"copy limit (mask + indices)",
+           [&] {
+             Kokkos::deep_copy(exec,
+                               Kokkos::subview(copyDst, std::make_pair(std::size_t(0), idxBytes)),
+                               Kokkos::subview(copySrc, std::make_pair(std::size_t(0), idxBytes)));
+             exec.fence();
+           },
+           {},
+           2.0 * static_cast<double>(idxBytes)});
+      idx.variants.push_back({"sieve::findall into + workspace", [&] {
+                                sieve::findall(exec, mask, ws, sieve::into(out64, count64));
+                                exec.fence();
                               }});
       sieve_bench::runCase(idx, reps);
       sieve_bench::printCase(idx);
@@ -330,6 +352,16 @@ int main(int argc, char* argv[]) {
                                 const auto r = sieve::findall(exec, mask, sieve::items(values));
                                 g_sink = g_sink + static_cast<i64>(r.extent(0));
                               }});
+      val.variants.push_back({"sieve::findall items into + ws", [&] {
+                                sieve::findall(exec, mask, sieve::items(values), ws,
+                                               sieve::into(out, count64));
+                                exec.fence();
+                              }});
+      val.variants.push_back({"sieve::findall pred items into + ws", [&] {
+                                sieve::findall(exec, Below{p}, values, sieve::items(values), ws,
+                                               sieve::into(out, count64));
+                                exec.fence();
+                              }});
       val.variants.push_back({"sieve::findall pred items", [&] {
                                 const auto r = sieve::findall(exec, Below{p}, values,
                                                               sieve::items(values), ws);
@@ -367,10 +399,14 @@ int main(int argc, char* argv[]) {
       char line[512];
       std::snprintf(
           line, sizeof line,
-          "%3s selected: findall/compact+alloc %.2f (with workspace %.2f); values/copy limit %.2f "
+          "%3s selected: findall/compact+alloc %.2f (with workspace %.2f); indices into+ws / "
+          "copy limit %.2f; values into+ws / copy limit %.2f (pred %.2f); values/copy limit %.2f "
           "(pred form %.2f; /read limit %.2f); std::copy_if mask / findall items %.2f",
           tag.c_str(), best(idx, "sieve::findall") / best(idx, "sieve::compact + alloc"),
           best(idx, "sieve::findall + workspace") / best(idx, "sieve::compact + alloc"),
+          best(idx, "sieve::findall into + workspace") / best(idx, "copy limit (mask + indices)"),
+          best(val, "sieve::findall items into + ws") / best(val, "copy limit (deep_copy)"),
+          best(val, "sieve::findall pred items into + ws") / best(val, "copy limit (deep_copy)"),
           best(val, "sieve::findall items") / best(val, "copy limit (deep_copy)"),
           best(val, "sieve::findall pred items") / best(val, "copy limit (deep_copy)"),
           best(val, "sieve::findall items") / best(val, "read limit (mask + values)"),

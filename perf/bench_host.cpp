@@ -4,8 +4,9 @@
 // same run: a memory copy of the same bytes (the bandwidth limit), a
 // branchless sequential loop, and the idiomatic Kokkos version.
 //
-//   sieve_bench [--log2n N] [--reps R] [--only compact|scan|reorder|portable]
-//               [--portable-max-log2n M] [--keep F,F,... | --sweep] [--csv FILE]
+//   sieve_bench [--log2n N] [--reps R] [--only compact|scan|reorder|radix|portable]
+//               [--portable-max-log2n M] [--radix-log2n K] [--keep F,F,... | --sweep]
+//               [--csv FILE]
 //
 // Compaction runs at the kept fractions 1%, 50%, 99% and the reorder at 50%
 // unless --keep (or --sweep: 0, 1, 10, 25, 50, 75, 90, 99, 100%) says others;
@@ -21,7 +22,13 @@
 // parallel_scan of destinations and a scatter per plane into a second buffer,
 // timed with the copy back that an in-place move needs and without it (the
 // buffers swapped). Its rows are not written to the CSV.
+//
+// The radix section (--only radix) times the native stable radix order of
+// 2^K (default 2^24) 64-bit keys, random and < 2^20, against std::sort and
+// std::stable_sort of (key, index) pairs and a memcpy of the 12 bytes per key
+// (key + 32-bit index) one middle scatter pass moves.
 #include <sieve/native/host/isa.hpp>
+#include <sieve/native/host/radix.hpp>
 #include <sieve/sieve.hpp>
 
 #include "harness.hpp"
@@ -38,6 +45,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 using namespace sieve_bench;
@@ -59,6 +67,7 @@ struct Options {
   std::vector<double> reorderKeeps = {0.50};
   std::string csv;
   int portableMaxLog2n = 24; // the strided OpenMP rows of the portable section: 2^21 .. 2^this
+  int radixLog2n = 24;       // the keys of the radix section
 };
 
 /// A mask keeping each sample with probability `keep` (0 and 1 exactly: none, all).
@@ -249,6 +258,70 @@ void benchScan(const Options& o, Summary& sum, Csv& csv) {
   sum.check("inclusive scan int32: Kokkos API / twins (API overhead)",
             find(c, "sieve::inclusive_scan (Kokkos API)")->best / find(c, "sieve cpu::Scan")->best,
             1.05, true);
+}
+
+/// The radix order of 2^radixLog2n 64-bit keys (random, then < 2^20) on the
+/// host team against std::sort / std::stable_sort of (key, index) pairs
+/// (whose result holds the same order) and a memcpy of 12 bytes per key (a
+/// middle pass reads and writes a key and a 32-bit index).
+void benchRadix(const Options& o, Summary& sum, Csv& csv) {
+  const std::int64_t n = std::int64_t(1) << o.radixLog2n;
+  const int reps = o.reps < 7 ? o.reps : 7; // the sorts take seconds
+  const int threads = static_cast<int>(HostExec().concurrency());
+  std::vector<std::uint64_t> keys(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  std::vector<unsigned char> scratch(sieve::radix_order_scratch_bytes(n));
+  std::vector<std::pair<std::uint64_t, std::int64_t>> pairs(static_cast<std::size_t>(n));
+  std::vector<char> a(static_cast<std::size_t>(12 * n), 1), b(static_cast<std::size_t>(12 * n), 2);
+  for (const int bits : {64, 20}) {
+    std::mt19937_64 g(7);
+    const std::uint64_t mask = bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << bits) - 1;
+    for (auto& k : keys) k = g() & mask;
+    const int passes = bits == 64 ? 8 : (bits + 7) / 8; // every byte of the keys varies
+    char name[64];
+    std::snprintf(name, sizeof name, "radix order 2^%d, keys < 2^%d", o.radixLog2n, bits);
+    Case c{name, {}, "memcpy 12n bytes", "sieve radixOrderHost", "radix", n};
+    const double passBytes = 24.0 * static_cast<double>(n);
+    c.variants.push_back(
+        {"memcpy 12n bytes", [&] { parallelCopy(b.data(), a.data(), 12 * n); }, {}, passBytes});
+    c.variants.push_back({"sieve radixOrderHost",
+                          [&] {
+                            sieve::radixOrderHost(sieve::HostTeam{threads}, keys.data(), n, bits,
+                                                  order.data(), scratch.data(), scratch.size());
+                          },
+                          {},
+                          passBytes * passes});
+    auto fill = [&] {
+      for (std::int64_t i = 0; i < n; ++i)
+        pairs[static_cast<std::size_t>(i)] = {keys[static_cast<std::size_t>(i)], i};
+    };
+    c.variants.push_back(
+        {"std::sort (key,index) pairs", [&] { std::sort(pairs.begin(), pairs.end()); }, fill, 0});
+    c.variants.push_back({"std::stable_sort pairs by key",
+                          [&] {
+                            std::stable_sort(
+                                pairs.begin(), pairs.end(),
+                                [](const auto& x, const auto& y) { return x.first < y.first; });
+                          },
+                          fill, 0});
+    runCase(c, reps);
+    // The order is the pairs' (std::stable_sort ran last): a wrong one would
+    // make the row meaningless.
+    for (std::int64_t p = 0; p < n; ++p)
+      if (order[static_cast<std::size_t>(p)] != pairs[static_cast<std::size_t>(p)].second) {
+        std::printf("radix order differs from std::stable_sort at slot %lld\n",
+                    static_cast<long long>(p));
+        break;
+      }
+    printCase(c);
+    csv.write(c);
+    const double sieveT = find(c, "sieve radixOrderHost")->best;
+    const std::string what = bits == 64 ? "radix random keys" : "radix keys < 2^20";
+    sum.check(what + ": speed-up over std::sort of pairs",
+              find(c, "std::sort (key,index) pairs")->best / sieveT, 4.0, false);
+    sum.check(what + ": time per pass / memcpy 12n",
+              sieveT / passes / find(c, "memcpy 12n bytes")->best, 2.0, true);
+  }
 }
 
 /// The idiomatic Kokkos move of one plane: stage it, scatter it back.
@@ -741,6 +814,7 @@ int main(int argc, char* argv[]) {
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
     else if (a == "--portable-max-log2n" && i + 1 < argc) o.portableMaxLog2n = std::atoi(argv[++i]);
+    else if (a == "--radix-log2n" && i + 1 < argc) o.radixLog2n = std::atoi(argv[++i]);
     else if (a == "--sweep") o.compactKeeps = o.reorderKeeps = kSweep, keepsGiven = true;
     else if (a == "--keep" && i + 1 < argc) {
       if (!parseKeeps(argv[++i], o.compactKeeps)) {
@@ -752,13 +826,16 @@ int main(int argc, char* argv[]) {
     } else if (a == "-h" || a == "--help") {
       std::printf(
           "usage: sieve_bench [--log2n N (26)] [--reps R (15)]\n"
-          "                   [--only compact|scan|reorder|portable] [--portable-max-log2n M "
+          "                   [--only compact|scan|reorder|radix|portable] [--portable-max-log2n M "
           "(24)]\n"
+          "                   [--radix-log2n K (24)]\n"
           "                   [--keep F,F,... | --sweep] [--csv FILE] [--kokkos-...]\n"
           "  --keep F,...  kept fractions in [0, 1] for compaction and reorder (default: "
           "compaction\n"
           "                at 0.01,0.5,0.99, reorder at 0.5)\n"
           "  --sweep       --keep 0,0.01,0.1,0.25,0.5,0.75,0.9,0.99,1\n"
+          "  --only radix  the native radix order of 2^K 64-bit keys (random, < 2^20) against\n"
+          "                std::sort / std::stable_sort of (key, index) pairs and a memcpy\n"
           "  --only portable  the portable face against hand-written Kokkos (scan + scatter,\n"
           "                gather, parallel_scan): Kokkos::Serial with contiguous Views at 2^21,\n"
           "                and the default host space with strided Views (columns of LayoutRight\n"
@@ -781,8 +858,12 @@ int main(int argc, char* argv[]) {
     return 2;
   }
   if (!o.only.empty() && o.only != "compact" && o.only != "scan" && o.only != "reorder" &&
-      o.only != "portable") {
-    std::fprintf(stderr, "sieve_bench: --only takes compact, scan, reorder or portable\n");
+      o.only != "radix" && o.only != "portable") {
+    std::fprintf(stderr, "sieve_bench: --only takes compact, scan, reorder, radix or portable\n");
+    return 2;
+  }
+  if (o.radixLog2n < 10 || o.radixLog2n > 28) {
+    std::fprintf(stderr, "sieve_bench: --radix-log2n must be in [10, 28]\n");
     return 2;
   }
   if (o.portableMaxLog2n < 20 || o.portableMaxLog2n > 26) {
@@ -811,6 +892,7 @@ int main(int argc, char* argv[]) {
     if (o.only.empty() || o.only == "compact") benchCompact(o, sum, csv);
     if (o.only.empty() || o.only == "scan") benchScan(o, sum, csv);
     if (o.only.empty() || o.only == "reorder") benchReorder(o, sum, csv);
+    if (o.only.empty() || o.only == "radix") benchRadix(o, sum, csv);
     if (o.only.empty() || o.only == "portable") {
       std::printf("\n");
       benchPortable(o, sum);

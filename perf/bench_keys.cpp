@@ -10,6 +10,8 @@
 //     permutation), then the elements gathered by it: the peer of
 //     scatter_sparse,
 //   - a deep_copy of the same elements (the copy limit);
+// then scatter_sparse of 16-byte elements with int64 keys over 2^20, 2^40 and
+// 2^63 against Kokkos::sort of the keys alone and the copy (benchWide);
 // then sieve::keys::permute of a View<double* [3]> against BinSort::sort of it
 // (benchPermute), 2^18 - 2^22 rows.
 // Variants are interleaved, best of --reps repetitions (harness.hpp).
@@ -159,6 +161,80 @@ void benchPermute(const HostExec& exec, int reps) {
         same ? "identical" : "DIFFERENT");
   }
 }
+/// An element with a 64-bit key.
+struct WideElem {
+  std::int64_t k;
+  std::int64_t rec;
+  KOKKOS_INLINE_FUNCTION std::int64_t key() const { return k; }
+};
+
+/// scatter_sparse of n 16-byte elements whose int64 keys are uniform over
+/// [0, 2^bits), against Kokkos::sort of a copy of the keys (the keys only: a
+/// lower bound of a sort that also gives the order) and the copy of the
+/// elements' bytes; prints the ratios, also per 8-bit digit the keys need.
+void benchWide(const HostExec& exec, i64 n, int bits, int reps) {
+  using Elems = Kokkos::View<WideElem*, Mem>;
+  using Keys = Kokkos::View<std::int64_t*, Mem>;
+  Elems in(Kokkos::view_alloc(Kokkos::WithoutInitializing, "wide_in"), n);
+  Elems out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "wide_out"), n);
+  Keys keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "wide_keys"), n);
+  Keys work(Kokkos::view_alloc(Kokkos::WithoutInitializing, "wide_work"), n);
+  const std::uint64_t mask = bits >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << bits) - 1;
+  Kokkos::parallel_for(
+      "wide_init", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+        std::uint64_t x = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL + 777u;
+        x ^= x >> 31;
+        x *= 0xBF58476D1CE4E5B9ULL;
+        x ^= x >> 29;
+        in(i) = WideElem{static_cast<std::int64_t>(x & mask), i};
+        keys(i) = in(i).k;
+        out(i) = WideElem{0, 0};
+        work(i) = 0;
+      });
+  exec.fence();
+  sieve_bench::Case c;
+  c.name = "sparse scatter, int64 keys over 2^" + std::to_string(bits);
+  c.baseline = "deep_copy (same bytes)";
+  c.subject = "sieve::keys::scatter_sparse";
+  c.variants.push_back({"deep_copy (same bytes)",
+                        [&] {
+                          Kokkos::deep_copy(exec, out, in);
+                          exec.fence();
+                        },
+                        {},
+                        2.0 * static_cast<double>(n) * sizeof(WideElem)});
+  c.variants.push_back({"sieve::keys::scatter_sparse",
+                        [&] {
+                          const auto k = sieve::keys::scatter_sparse(exec, in, out);
+                          g_sink = g_sink + k.num_keys();
+                        },
+                        {}});
+  c.variants.push_back({"Kokkos::sort (keys only)",
+                        [&] {
+                          Kokkos::sort(work);
+                          exec.fence();
+                        },
+                        [&] {
+                          Kokkos::deep_copy(exec, work, keys);
+                          exec.fence();
+                        }});
+  sieve_bench::runCase(c, reps);
+  sieve_bench::printCase(c);
+  sieve::keys::scatter_sparse(exec, in, out);
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  bool ok = true;
+  for (i64 i = 1; i < n && ok; ++i)
+    ok = h(i - 1).k < h(i).k || (h(i - 1).k == h(i).k && h(i - 1).rec < h(i).rec);
+  const double ss = sieve_bench::find(c, "sieve::keys::scatter_sparse")->best;
+  const double ks = sieve_bench::find(c, "Kokkos::sort (keys only)")->best;
+  const double cp = sieve_bench::find(c, "deep_copy (same bytes)")->best;
+  const int digits = (bits + 7) / 8;
+  std::printf(
+      "ratios (int64 keys over 2^%d, output %s): Kokkos::sort / scatter_sparse = %.2f, "
+      "scatter_sparse / copy = %.2f, per 8-bit digit (%d) = %.2f\n\n",
+      bits, ok ? "stable" : "WRONG", ks / ss, ss / cp, digits, ss / cp / digits);
+}
+
 } // namespace
 
 int main(int argc, char* argv[]) {
@@ -318,6 +394,7 @@ int main(int argc, char* argv[]) {
         "scatter_sparse / Kokkos::sort = %.2f, scatter_sparse / copy = %.2f\n",
         sd->best / bs->best, sd->best / cp->best, sa->best / bs->best, ss->best / ks->best,
         ss->best / cp->best);
+    for (const int bits : {20, 40, 63}) benchWide(exec, n, bits, reps);
     benchPermute(exec, reps);
   }
   Kokkos::finalize();

@@ -537,3 +537,116 @@ TEST(FindallKept, AnInputInTheKeptBufferGetsAFreshOne) {
   EXPECT_NE(s.data(), r.data());
   EXPECT_EQ(toHost(s), ref);
 }
+
+namespace {
+
+/// Selects the odd values.
+struct OddValue {
+  KOKKOS_INLINE_FUNCTION bool operator()(const std::uint16_t v) const { return (v & 1u) != 0; }
+};
+
+/// The first `cap` slots of a View `guard` slots longer: the rest must keep
+/// `fill`.
+template <class T>
+struct CappedResult {
+  DView<T> all;
+  DView<T> result;
+  CappedResult(i64 cap, T fill, i64 guard = 64)
+      : all("capped", static_cast<std::size_t>(cap + guard)),
+        result(
+            Kokkos::subview(all, std::make_pair(std::size_t(0), static_cast<std::size_t>(cap)))) {
+    Kokkos::deep_copy(all, fill);
+  }
+  /// The first `cap` slots hold ref[0, cap) and every slot after them `fill`.
+  void expect(const std::vector<T>& ref, i64 cap, T fill, const char* what) const {
+    const auto h = toHost(all);
+    for (i64 k = 0; k < static_cast<i64>(h.size()); ++k) {
+      const T want =
+          k < cap && k < static_cast<i64>(ref.size()) ? ref[static_cast<std::size_t>(k)] : fill;
+      ASSERT_EQ(h[static_cast<std::size_t>(k)], want) << what << " slot " << k;
+    }
+  }
+};
+
+} // namespace
+
+// The selection over many blocks of the host select (several rounds of 64 Ki
+// samples per thread at every thread count), with blocks that select
+// nothing and blocks that select everything, into results that hold only
+// part of it: the items before the cap, nothing written past it, the count
+// of all. Mask and fused predicate forms, every item kind.
+TEST(FindallInto, ManyBlocksAndACap) {
+  const TestExec exec;
+  const i64 n = 7 * 65536 + 1234;
+  std::vector<std::uint16_t> vh(static_cast<std::size_t>(n));
+  std::vector<std::uint8_t> mh(static_cast<std::size_t>(n));
+  std::uint64_t x = 88172645463325252ull;
+  for (i64 k = 0; k < n; ++k) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    const i64 block = k / 65536;
+    const auto v = static_cast<std::uint16_t>(x >> 20);
+    // Block 2 selects nothing, block 4 everything.
+    vh[static_cast<std::size_t>(k)] = block == 2
+                                          ? static_cast<std::uint16_t>(v & ~1u)
+                                          : (block == 4 ? static_cast<std::uint16_t>(v | 1u) : v);
+    mh[static_cast<std::size_t>(k)] = (vh[static_cast<std::size_t>(k)] & 1u) != 0 ? 1 : 0;
+  }
+  std::vector<i64> refIdx;
+  std::vector<i32> refIdx32;
+  std::vector<std::uint16_t> refVal;
+  for (i64 k = 0; k < n; ++k)
+    if (mh[static_cast<std::size_t>(k)] != 0) {
+      refIdx.push_back(k);
+      refIdx32.push_back(static_cast<i32>(k));
+      refVal.push_back(vh[static_cast<std::size_t>(k)]);
+    }
+  const i64 total = static_cast<i64>(refIdx.size());
+  DView<std::uint16_t> values("values", static_cast<std::size_t>(n));
+  DView<std::uint8_t> mask("mask", static_cast<std::size_t>(n));
+  Kokkos::deep_copy(values,
+                    Kokkos::View<const std::uint16_t*, Kokkos::HostSpace>(vh.data(), vh.size()));
+  Kokkos::deep_copy(mask,
+                    Kokkos::View<const std::uint8_t*, Kokkos::HostSpace>(mh.data(), mh.size()));
+  const sieve::FindallWorkspace<TestExec> ws(exec, n);
+  Kokkos::View<i64, TestMem> count("count");
+  for (const i64 cap : {i64(0), i64(1), total / 3 + 5, total - 1, total, total + 9}) {
+    SCOPED_TRACE("cap=" + std::to_string(cap));
+    {
+      const CappedResult<i64> r(cap, -7);
+      sieve::findall(exec, mask, ws, sieve::into(r.result, count));
+      EXPECT_EQ(readCount(count), total);
+      r.expect(refIdx, cap, -7, "indices");
+    }
+    {
+      const CappedResult<i32> r(cap, -7);
+      sieve::findall(exec, mask, sieve::linear_indices, ws, sieve::into(r.result, count));
+      EXPECT_EQ(readCount(count), total);
+      r.expect(refIdx32, cap, -7, "int32 linear indices");
+    }
+    {
+      const CappedResult<std::uint16_t> r(cap, 0xABCD);
+      sieve::findall(exec, mask, sieve::items(values), ws, sieve::into(r.result, count));
+      EXPECT_EQ(readCount(count), total);
+      r.expect(refVal, cap, 0xABCD, "values");
+    }
+    {
+      const CappedResult<std::uint16_t> r(cap, 0xABCD);
+      sieve::findall(exec, OddValue{}, values, sieve::items(values), ws,
+                     sieve::into(r.result, count));
+      EXPECT_EQ(readCount(count), total);
+      r.expect(refVal, cap, 0xABCD, "predicate values");
+    }
+    {
+      const CappedResult<i64> r(cap, -7);
+      sieve::findall(exec, OddValue{}, values, sieve::into(r.result, count));
+      EXPECT_EQ(readCount(count), total);
+      r.expect(refIdx, cap, -7, "predicate indices");
+    }
+  }
+  // The forms that return a View: the same items.
+  EXPECT_EQ(toHost(sieve::findall(exec, mask)), refIdx);
+  EXPECT_EQ(toHost(sieve::findall(exec, mask, sieve::items(values), ws)), refVal);
+  EXPECT_EQ(toHost(sieve::findall(exec, OddValue{}, values, sieve::items(values))), refVal);
+}

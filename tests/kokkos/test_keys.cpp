@@ -85,6 +85,19 @@ TEST(KeysSparse, Hashes) {
   checkSparse(pool, 20000);
 }
 
+// Enough elements for every thread of a native radix order to take a chunk
+// (and its line buffers to fill whole lines), over wide keys and over keys
+// that share their high bytes (digits no pass needs).
+TEST(KeysSparse, ManyElementsWideAndNarrowKeys) {
+  std::vector<std::int64_t> wide, narrow;
+  for (int k = 0; k < 40009; ++k) {
+    wide.push_back(spread(k));
+    narrow.push_back((std::int64_t(1) << 50) + (spread(k) & 0xFFFFF));
+  }
+  checkSparse(wide, 300007);
+  checkSparse(narrow, 200003);
+}
+
 TEST(KeysSparse, IntegerExtremes) {
   using L64 = std::numeric_limits<std::int64_t>;
   checkSparse<std::int64_t>({L64::min(), L64::max(), 0, -1, 1, L64::min() + 1, L64::max() - 1},

@@ -306,12 +306,15 @@ auto findallFenced(const Names& names, const First& first, const Args&... args) 
 /// exactly the selected length; with a workspace, a View into the result
 /// buffer it keeps, valid until the next findall call with that workspace
 /// (see sieve::FindallWorkspace: no allocation once the buffer fits). Every algorithm is stable and
-/// gives the same bytes on every backend and thread count. On Kokkos::OpenMP, a contiguous mask (or
-/// the predicate's) with int64 indices (rank 1), linear indices or contiguous values of 1, 2, 4 or
-/// 8 bytes is written by the native host select (native/host/select.hpp: vectorised, whole cache
-/// lines streamed past the caches for outputs of Tuning::Host::kSelectStreamBytes or more). O(n)
-/// work (the mask is read twice), O(n / tile) scratch. Blocks: it fences `exec` once to read the
-/// count (and again before freeing a workspace of its own); the write is then enqueued on `exec`
+/// gives the same bytes on every backend and thread count. A contiguous byte mask (or the
+/// predicate's) with int64 indices (rank 1), linear indices (int64 or int32) or contiguous values
+/// of 1, 2, 4 or 8 bytes, into a contiguous result, is selected by the space's native face where
+/// it has one: on Kokkos::OpenMP the host select (one pass over the mask, block by block in the
+/// L2; with into(), the predicate is evaluated inside it, no n-byte mask), on Kokkos::Cuda the
+/// single-pass look-back select (the predicate form fills its mask first). Elsewhere the portable
+/// kernels: tile counts, their scan, the write. O(n) work, O(n / tile) scratch. Blocks: it fences
+/// `exec` once to read the count (and again before freeing a workspace of its own); the write is
+/// then enqueued on `exec`
 /// (complete after exec.fence(); immediate on host spaces).
 ///
 /// With `sieve::into(result, count)` (result: a rank-1 View of the item type,

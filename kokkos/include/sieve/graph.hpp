@@ -27,15 +27,12 @@
 
 #include <sieve/arena.hpp>
 #include <sieve/debug.hpp>
+#include <sieve/impl/faces.hpp>
 #include <sieve/population.hpp>
 #include <sieve/reserve.hpp>
 #include <sieve/scan.hpp>
 
 #include <Kokkos_Core.hpp>
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <cuda_runtime.h>
-#include <sieve/native/cuda/check.hpp>
-#endif
 
 #include <functional>
 #include <memory>
@@ -214,12 +211,7 @@ class Graph {
       for (Node& nd : s.nodes)
         if (nd.slot >= 0) nd.scratch = s.arena.slot(nd.slot);
     }
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
-      if (!s.cuda) s.cuda = capture(exec);
-    }
-#endif
-    (void)exec;
+    captured(exec, false);
   }
 
   /// Run the nodes on `exec`, in order: asynchronous on the instance (as the
@@ -228,15 +220,7 @@ class Graph {
   void launch(const ExecSpace& exec) {
     State& s = *s_;
     if (!s.arena.committed()) instantiate(exec);
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
-      if (!s.cuda) s.cuda = capture(exec);
-      const Impl::CudaDeviceGuard device(exec.cuda_device());
-      SIEVE_CUDA_CHECK(cudaGraphLaunch(s.cuda->exec, exec.cuda_stream()));
-      return;
-    }
-#endif
-    replay(exec);
+    captured(exec, true);
   }
 
   /// The arena the nodes' scratch comes from (its peak / sum / bytes). O(1).
@@ -251,24 +235,12 @@ class Graph {
     Scratch scratch;
     std::function<void(const ExecSpace&, const Scratch&)> run;
   };
-#if defined(KOKKOS_ENABLE_CUDA)
-  struct CudaGraph {
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    ~CudaGraph() {
-      if (exec) cudaGraphExecDestroy(exec);
-      if (graph) cudaGraphDestroy(graph);
-    }
-  };
-#endif
   struct State {
     explicit State(const std::string& l) : label(l), arena(l) {}
     std::string label;
     ScratchArena<memory_space> arena;
     std::vector<Node> nodes;
-#if defined(KOKKOS_ENABLE_CUDA)
-    std::shared_ptr<CudaGraph> cuda;
-#endif
+    std::shared_ptr<void> captured; // the face's captured replay (a CUDA graph), if it has one
   };
   std::shared_ptr<State> s_;
 
@@ -301,28 +273,21 @@ class Graph {
     for (const Node& nd : s_->nodes) nd.run(exec, nd.scratch);
   }
 
-#if defined(KOKKOS_ENABLE_CUDA)
-  std::shared_ptr<CudaGraph> capture(const ExecSpace& exec) const {
-    auto g = std::make_shared<CudaGraph>();
-    const Impl::CudaDeviceGuard device(exec.cuda_device());
-    if (debug_checks())
-      Impl::fail("sieve::Graph",
-                 "the debug checks read perm / inv back to the host, which a "
-                 "CUDA graph cannot capture; turn them off to launch a graph");
-    sieve::reserve(exec); // Kokkos' lazily allocated buffers, before the capture
-    exec.fence();
-    SIEVE_CUDA_CHECK(cudaStreamBeginCapture(exec.cuda_stream(), cudaStreamCaptureModeThreadLocal));
-    try {
-      replay(exec);
-    } catch (...) {
-      cudaStreamEndCapture(exec.cuda_stream(), &g->graph);
-      throw;
-    }
-    SIEVE_CUDA_CHECK(cudaStreamEndCapture(exec.cuda_stream(), &g->graph));
-    SIEVE_CUDA_CHECK(cudaGraphInstantiateWithFlags(&g->exec, g->graph, 0));
-    return g;
+  /// The nodes on exec: captured once and launched as one on a face that
+  /// captures (Kokkos::Cuda: a CUDA graph), replayed otherwise (`launch`
+  /// false: capture only).
+  void captured(const ExecSpace& exec, bool launch) const {
+    Impl::replayCaptured(
+        exec, s_->captured, launch,
+        [&]() {
+          if (debug_checks())
+            Impl::fail("sieve::Graph",
+                       "the debug checks read perm / inv back to the host, which a "
+                       "CUDA graph cannot capture; turn them off to launch a graph");
+          sieve::reserve(exec); // Kokkos' lazily allocated buffers, before the capture
+        },
+        [&]() { replay(exec); });
   }
-#endif
 };
 
 } // namespace sieve

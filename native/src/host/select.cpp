@@ -6,6 +6,7 @@
 // the output, so every line it holds maps onto one line of the output; the lines the output only
 // partly covers (its first and last) are written byte-exactly, and nothing
 // outside [pos, end) is ever written.
+#include <sieve/core/tuning.hpp>
 #include <sieve/core/validate.hpp>
 #include <sieve/native/host/select.hpp>
 
@@ -14,7 +15,9 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -115,6 +118,89 @@ void selectRun(std::int64_t a, std::int64_t b, unsigned char* out, std::int64_t 
   sink.finish();
 }
 
+/// The items of the selected samples of [a, b) (mask bytes m[a, b)) into
+/// out[pos, end) (end - pos at most their number).
+void selectItems(const HostKernels& kern, const SelectSpec& s, const std::uint8_t* m,
+                 std::int64_t a, std::int64_t b, std::int64_t pos, std::int64_t end, bool stream) {
+  auto* out = static_cast<unsigned char*>(s.out);
+  switch (s.item) {
+  case SelectItem::Index64:
+    selectRun(a, b, out, pos, end, 8u, stream,
+              [&](std::int64_t i, std::int64_t len, unsigned char* d) {
+                return kern.selectIndices(m, i, len, reinterpret_cast<std::int64_t*>(d));
+              });
+    break;
+  case SelectItem::Index32:
+    selectRun(a, b, out, pos, end, 4u, stream,
+              [&](std::int64_t i, std::int64_t len, unsigned char* d) {
+                return kern.selectIndices32(m, i, len, reinterpret_cast<std::int32_t*>(d));
+              });
+    break;
+  default:
+    selectRun(a, b, out, pos, end, s.elemBytes, stream,
+              [&](std::int64_t i, std::int64_t len, unsigned char* d) {
+                return kern.selectValues(m, i, len, s.values, s.elemBytes, d);
+              });
+  }
+}
+
+/// Round r of thread t takes block r * T + t: count it (its mask bytes, from
+/// the array or the fill, into the L2), one barrier, every block's offset
+/// from the round's counts, write it. The counts alternate between two rows
+/// so that one barrier a round suffices.
+void selectTeamBody(const TeamCtx& t, const HostKernels& kern, const SelectSpec& s,
+                    const SelectMaskFill* fill, std::int64_t* counts, bool stream) {
+  constexpr std::int64_t B = Tuning::Host::kSelectBlock;
+  const std::int64_t n = s.n, blocks = (n + B - 1) / B;
+  std::unique_ptr<std::uint8_t[]> own;
+  if (fill != nullptr) own.reset(new std::uint8_t[B + 64]);
+  // 64-byte aligned block buffer (the count kernel reads whole lines of it).
+  std::uint8_t* buf =
+      fill != nullptr
+          ? reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(own.get()) + 63) &
+                                            ~std::uintptr_t(63))
+          : nullptr;
+  std::int64_t base = 0;
+  for (std::int64_t r = 0; r * t.size < blocks; ++r) {
+    const std::int64_t blk = r * t.size + t.id;
+    const std::int64_t a = blk * B, b = a + B < n ? a + B : n;
+    std::int64_t kept = 0;
+    const std::uint8_t* m = s.mask;
+    std::int64_t ma = a, mb = b; // the block's range in m
+    if (a < b) {
+      if (fill != nullptr) {
+        fill->fill(fill->ctx, a, b, buf);
+        m = buf;
+        ma = 0;
+        mb = b - a;
+      }
+      std::uint32_t k = 0, live = 0;
+      kern.count(m, 0u, ma, mb, &k, &live);
+      kept = k;
+    }
+    std::int64_t* row = counts + (r & 1) * t.size;
+    row[t.id] = kept;
+    teamBarrier(t);
+    std::int64_t pos = base;
+    for (int j = 0; j < t.size; ++j) {
+      if (j < t.id) pos += row[j];
+      base += row[j];
+    }
+    if (kept > 0 && pos < s.cap) {
+      const std::int64_t end = pos + kept < s.cap ? pos + kept : s.cap;
+      // The kernels read mask bytes at sample indices: a fill's block is
+      // addressed back by its start (the pointer then maps [a, b) onto it).
+      const std::uint8_t* mm =
+          fill == nullptr
+              ? m
+              : reinterpret_cast<const std::uint8_t*>(reinterpret_cast<std::uintptr_t>(m) -
+                                                      static_cast<std::uintptr_t>(a));
+      selectItems(kern, s, mm, a, b, pos, end, stream);
+    }
+  }
+  if (t.id == 0) *s.count = base;
+}
+
 } // namespace
 } // namespace Impl
 
@@ -155,6 +241,28 @@ void selectValuesHost(const std::uint8_t* mask, std::int64_t a, std::int64_t b, 
                   [&](std::int64_t i, std::int64_t len, unsigned char* dst) {
                     return kern.selectValues(mask, i, len, values, elemBytes, dst);
                   });
+}
+
+void Impl::selectHostChecked(const HostTeam& team, const SelectSpec& s,
+                             const SelectMaskFill* fill) {
+  constexpr std::int64_t B = Tuning::Host::kSelectBlock;
+  const std::int64_t blocks = (s.n + B - 1) / B;
+  const int threads = Impl::teamSizeFor(team, blocks, 1);
+  std::vector<std::int64_t> counts(2 * static_cast<std::size_t>(threads > 0 ? threads : 1));
+  const std::int64_t most = s.cap < s.n ? s.cap : s.n;
+  const bool stream =
+      static_cast<std::uint64_t>(most) * s.elemBytes >= Tuning::Host::kSelectStreamBytes;
+  const Impl::HostKernels& kern = Impl::hostKernels();
+  Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {
+    Impl::selectTeamBody(t, kern, s, fill, counts.data(), stream);
+  });
+}
+
+void selectHost(const HostTeam& team, const SelectSpec& s, const SelectMaskFill* fill) {
+  constexpr const char* fn = "sieve::selectHost";
+  if (fill != nullptr && fill->fill == nullptr) Impl::fail(fn, "fill->fill is null");
+  Impl::checkSelectSpec(fn, s, fill != nullptr);
+  Impl::selectHostChecked(team, s, fill);
 }
 
 } // namespace sieve

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace sieve {
 namespace Impl {
@@ -231,11 +232,64 @@ struct ReorderLayout {
   }
 };
 
-/// The sieve::findall workspace (findallWorkspaceBytes(n, tiles) bytes): the
-/// predicate's mask, then the inclusive tile counts, the block sums of their
-/// scan and the count word, each region 64-byte aligned. `tiles` is the tile
+/// The largest n the CUDA selection (selectDevice) takes: one tile of
+/// Tuning::Cuda::kSelectTile samples per block of a 1-D grid, at most
+/// 2^31 - 1 blocks (the grid's x limit; the uint32 tile counter and the
+/// 62-bit kept counts of the tile status words hold far more): about 1.76e13.
+inline constexpr std::int64_t kSelectDeviceMaxSamples =
+    std::int64_t(0x7FFFFFFF) * Tuning::Cuda::kSelectTile;
+
+/// The CUDA selection's scratch (select_scratch_bytes(n) bytes, 8-byte
+/// aligned): the tile status words, then the dynamic tile counter, all
+/// cleared before each launch. A single tile looks back on nothing and uses
+/// none.
+struct SelectLayout {
+  /// Tiles (blocks) of Tuning::Cuda::kSelectTile samples covering n.
+  SIEVE_HOST_DEVICE static constexpr std::int64_t cudaTiles(std::int64_t n) {
+    return (n + Tuning::Cuda::kSelectTile - 1) / Tuning::Cuda::kSelectTile;
+  }
+  /// One 8-byte status word per tile: the flag and a 62-bit kept count.
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaTileStatus(std::int64_t tiles) {
+    return {0, tiles > 1 ? std::size_t(8) * static_cast<std::size_t>(tiles) : 0};
+  }
+  /// The dynamic tile counter (a uint32 in an 8-byte word), after the status words.
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaTileCounter(std::int64_t tiles) {
+    return {cudaTileStatus(tiles).end(), tiles > 1 ? std::size_t(8) : 0};
+  }
+  /// What is cleared before the launch: the status words and the counter.
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaCleared(std::int64_t tiles) {
+    return {0, tiles > 1 ? cudaTileCounter(tiles).end() : 0};
+  }
+};
+
+/// `n` must be a sample count the CUDA selection takes: 0 <= n <= kSelectDeviceMaxSamples.
+inline void checkSelectDeviceSamples(const char* fn, std::int64_t n) {
+  if (n < 0 || n > kSelectDeviceMaxSamples)
+    fail(fn, "n = " + std::to_string(n) + "; it must be in [0, kSelectDeviceMaxSamples = " +
+                 std::to_string(kSelectDeviceMaxSamples) + "]");
+}
+} // namespace Impl
+
+/// Bytes of scratch the CUDA selection of `n` samples (selectDevice) needs:
+/// 8 per tile of Tuning::Cuda::kSelectTile samples and 8 for the tile
+/// counter, none for n <= kSelectTile (one tile). O(1), host and device.
+/// Throws std::invalid_argument (host) for n < 0 or n > kSelectDeviceMaxSamples.
+SIEVE_INLINE constexpr std::size_t select_scratch_bytes(std::int64_t n) {
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+  if (n < 0 || n > Impl::kSelectDeviceMaxSamples)
+    Impl::checkSelectDeviceSamples("sieve::select_scratch_bytes", n);
+#endif
+  return n > 0 ? Impl::SelectLayout::cudaCleared(Impl::SelectLayout::cudaTiles(n)).bytes : 0;
+}
+namespace Impl {
+
+/// The sieve::findall workspace (bytes(n, tiles, samples) bytes): the
+/// predicate's mask (n bytes), then the inclusive tile counts, the block sums
+/// of their scan, the count word and the native selection's scratch for the
+/// call's `samples` elements, each region 64-byte aligned. `tiles` is the tile
 /// count of the call's algorithm (ScanScatter: ceil(n / (block x items));
-/// Partitioned: the partitions). Every face uses every region.
+/// Partitioned: the partitions). The portable face uses the first four regions, a native face the
+/// mask, the count word and its own.
 struct FindallLayout {
   SIEVE_HOST_DEVICE static constexpr std::size_t align64(std::size_t b) {
     return (b + 63u) & ~std::size_t(63u);
@@ -257,9 +311,17 @@ struct FindallLayout {
   SIEVE_HOST_DEVICE static constexpr ScratchRegion total(std::int64_t n, std::int64_t tiles) {
     return {align64(sums(n, tiles).end()), 8};
   }
+  /// The native selection's scratch for `samples` elements
+  /// (select_scratch_bytes: the CUDA face's tile words; the host face uses
+  /// none of it).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion native(std::int64_t n, std::int64_t tiles,
+                                                          std::int64_t samples) {
+    return {align64(total(n, tiles).end()), select_scratch_bytes(samples)};
+  }
   /// Bytes of the whole workspace.
-  SIEVE_HOST_DEVICE static constexpr std::size_t bytes(std::int64_t n, std::int64_t tiles) {
-    return total(n, tiles).end();
+  SIEVE_HOST_DEVICE static constexpr std::size_t bytes(std::int64_t n, std::int64_t tiles,
+                                                       std::int64_t samples) {
+    return native(n, tiles, samples).end();
   }
 };
 

@@ -32,6 +32,10 @@ inline constexpr unsigned kScanBlock = 1024;
 /// Output bytes from which findall's select writes whole cache lines with
 /// non-temporal stores (far past what the caches keep for the caller).
 inline constexpr std::uint64_t kSelectStreamBytes = std::uint64_t(32) << 20;
+/// Samples a thread takes per round of the one-pass select (selectHost): its
+/// mask bytes are counted, then reread for the write while still in the L2
+/// (a multiple of 64).
+inline constexpr std::int64_t kSelectBlock = 64 * 1024;
 } // namespace Host
 
 /// The native CUDA kernels (native/src/cuda, cuda::Scan).
@@ -45,6 +49,9 @@ inline constexpr unsigned kWarps = kBlock / 32;
 inline constexpr unsigned kMoveBlocks = 1056;
 /// Compaction: one aligned 32-sample group per thread, one tile per block.
 inline constexpr std::int64_t kCompactTile = std::int64_t(kBlock) * 32;
+/// Selection (findall's native write, selectDevice): one aligned 32-sample
+/// group per thread, one tile per block.
+inline constexpr std::int64_t kSelectTile = std::int64_t(kBlock) * 32;
 /// Scan: items per thread (odd, so that the per-thread shared-memory rows do
 /// not hit the same bank).
 template <class T>
@@ -102,6 +109,8 @@ static_assert(Host::kScanBlock >= kScanScratchBlock && Portable::kScanBlock >= k
 static_assert(Cuda::kBlock % 32 == 0 && Cuda::kBlock <= 1024, "sieve: CUDA blocks are whole warps");
 static_assert(Cuda::kCompactTile < (1 << 16),
               "sieve: a CUDA compaction tile's kept count must fit 16 bits");
+static_assert(Cuda::kSelectTile <= (1 << 16) && Cuda::kSelectTile % 32 == 0,
+              "sieve: a CUDA selection tile stages 16-bit positions of whole 32-sample groups");
 static_assert(Portable::kTileGroups >= 1, "sieve: portable compaction tiles hold a group");
 static_assert(Findall::kBlock >= 1 && Findall::kBlock <= 1024 &&
                   (Findall::kBlock & (Findall::kBlock - 1)) == 0 && Findall::kItems >= 1,

@@ -6,6 +6,7 @@
 
 #include <sieve/core/check.hpp>
 #include <sieve/core/rules.hpp>
+#include <sieve/core/select.hpp>
 #include <sieve/core/types.hpp>
 
 #include <cmath>
@@ -82,6 +83,67 @@ inline void checkApart(const char* fn, const std::vector<ArrayBytes>& arrays, st
       if (shareBytes(arrays[a], arrays[b]))
         fail(fn, arrays[a].name + " overlaps " + arrays[b].name + "; " + rule);
     }
+}
+
+/// The arrays of a selection, for the overlap checks: mask (unless it comes
+/// from a callback), values (Value), out (the items written: min(cap, n)), count.
+inline std::vector<ArrayBytes> selectArrays(const SelectSpec& s, bool maskFromFill) {
+  const std::uint32_t size = selectItemBytes(s.item, s.elemBytes);
+  std::vector<ArrayBytes> arrays;
+  if (!maskFromFill) arrays.push_back(arrayBytes("mask", s.mask, s.n, 1));
+  if (s.item == SelectItem::Value) arrays.push_back(arrayBytes("values", s.values, s.n, size));
+  const std::int64_t written = s.cap < s.n ? s.cap : s.n;
+  arrays.push_back(arrayBytes("out", s.out, written, size));
+  arrays.push_back(arrayBytes("count", s.count, 1, sizeof(std::int64_t)));
+  return arrays;
+}
+
+/// Validate a selection (core/select.hpp): n >= 0, cap >= 0, an item kind
+/// and size a face supports, int32 indices only below 2^31, every array that
+/// would be addressed non-null, and mask, values, out (its first cap items)
+/// and count sharing no byte. `maskFromFill`: the mask comes from a callback
+/// (s.mask unused).
+inline void checkSelectSpec(const char* fn, const SelectSpec& s, bool maskFromFill = false) {
+  if (s.n < 0) fail(fn, "n = " + std::to_string(s.n) + "; it must be >= 0");
+  if (s.cap < 0) fail(fn, "cap = " + std::to_string(s.cap) + "; it must be >= 0");
+  const std::uint32_t size = selectItemBytes(s.item, s.elemBytes);
+  if (s.item != SelectItem::Index64 && s.item != SelectItem::Index32 && s.item != SelectItem::Value)
+    fail(fn, "item = " + std::to_string(static_cast<std::uint32_t>(s.item)) +
+                 "; it must be SelectItem::Index64, Index32 or Value");
+  if (size == 0 || size != s.elemBytes)
+    fail(fn, "elemBytes = " + std::to_string(s.elemBytes) +
+                 "; it must be 8 for Index64, 4 for Index32, and 1, 2, 4 or 8 for Value");
+  if (s.item == SelectItem::Index32 && s.n > std::int64_t(INT32_MAX) + 1)
+    fail(fn, "n = " + std::to_string(s.n) +
+                 "; int32 indices need every index below 2^31 (n <= 2147483648)");
+  if (s.count == nullptr) fail(fn, "count is null");
+  if (s.n > 0 && !maskFromFill && s.mask == nullptr) fail(fn, "mask is null");
+  if (s.n > 0 && s.item == SelectItem::Value && s.values == nullptr) fail(fn, "values is null");
+  if (s.cap > 0 && s.n > 0 && s.out == nullptr) fail(fn, "out is null");
+  const std::vector<ArrayBytes> arrays = selectArrays(s, maskFromFill);
+  checkApart(fn, arrays, arrays.size() - 2, true,
+             "the output and the count must not share a byte with each other or the inputs");
+}
+
+/// Validate a CUDA selection (selectDevice): checkSelectSpec, n <=
+/// kSelectDeviceMaxSamples, count 8-byte aligned (a device word), and the
+/// scratch: scratchBytes >= select_scratch_bytes(n), non-null and 8-byte
+/// aligned where that is not 0, sharing no byte with mask, values, out or count.
+inline void checkSelectDevice(const char* fn, const SelectSpec& s, const void* scratch,
+                              std::size_t scratchBytes) {
+  checkSelectDeviceSamples(fn, s.n); // first: no overlap check over spans past the limit
+  checkSelectSpec(fn, s);
+  checkPtr(fn, s.count, "count", alignof(std::int64_t));
+  const std::size_t need = select_scratch_bytes(s.n);
+  if (scratchBytes < need)
+    fail(fn, "scratchBytes = " + std::to_string(scratchBytes) + "; it must be at least " +
+                 "select_scratch_bytes(n) = " + std::to_string(need));
+  if (need == 0) return; // no scratch is addressed
+  checkPtr(fn, scratch, "scratch", alignof(std::uint64_t));
+  std::vector<ArrayBytes> arrays = selectArrays(s, false);
+  arrays.push_back(arrayBytes("scratch", scratch, static_cast<std::int64_t>(need), 1));
+  checkApart(fn, arrays, arrays.size() - 1, false,
+             "the scratch must not share a byte with mask, values, out or count");
 }
 
 /// Validate a compaction request (pointers may be null only where nothing is

@@ -20,6 +20,7 @@
 #include <sieve/native/host/team.hpp>
 
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -91,6 +92,25 @@ void runKernels(const char* fn, const Names& names, std::initializer_list<Claim>
   const CallClaims held(fn, claims);
   const CallRegion region(names, Face::Portable);
   body();
+}
+
+/// A call sequence `replay()` on exec, through the native face's captured
+/// form where it has one (Primitive::Capture: recorded once into `held`
+/// after `prepare()`, then launched as one; `launch` false records only),
+/// else `replay()` itself (when `launch`).
+template <class Exec, class Prepare, class Replay>
+void replayCaptured(const Exec& exec, std::shared_ptr<void>& held, bool launch,
+                    const Prepare& prepare, const Replay& replay) {
+  constexpr Face native = nativeFaceOf<Exec>();
+  if constexpr (native != Face::Portable && Faces<native>::has(Primitive::Capture)) {
+    if (!held) held = Faces<native>::capture(exec, prepare, replay);
+    if (launch) Faces<native>::launchCaptured(exec, held);
+  } else {
+    (void)exec;
+    (void)held;
+    (void)prepare;
+    if (launch) replay();
+  }
 }
 
 /// Run `f(0)` once on face F of `exec`: directly on the OpenMP face (its calls

@@ -11,12 +11,16 @@
 #include <sieve/impl/faces/table.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA) && SIEVE_HAVE_CUDA
+#include <cuda_runtime.h>
 #include <sieve/native/cuda/check.hpp>
 #include <sieve/native/cuda/compact.hpp>
 #include <sieve/native/cuda/reorder.hpp>
+#include <sieve/native/cuda/select.hpp>
 #if defined(__CUDACC__)
 #include <sieve/native/cuda/scan.cuh>
 #endif
+
+#include <memory>
 
 namespace sieve {
 namespace Impl {
@@ -24,8 +28,14 @@ namespace Impl {
 template <>
 struct Faces<Face::Cuda> {
   static constexpr bool has(Primitive p) {
+    // SelectFilled would need the predicate inside the kernel (a template
+    // the library cannot compile ahead): findall's predicate form fills its
+    // mask with a Kokkos kernel, then selects.
+    if (p == Primitive::SelectFilled) return false;
+    // The CUDA radix order (onesweep) is owed: the keys' sorts take the
+    // portable face there.
+    if (p == Primitive::RadixOrder) return false;
 #if defined(__CUDACC__)
-    (void)p;
     return true;
 #else
     return p != Primitive::Scan;
@@ -62,6 +72,57 @@ struct Faces<Face::Cuda> {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
     const CudaDeviceGuard device(exec.cuda_device());
     restoreDeviceChecked(desc, nPlanes, perm.data(), inv.data(), scratch, n, exec.cuda_stream());
+  }
+
+  /// One selection (core/select.hpp): one pass with decoupled look-back on
+  /// the instance's stream, on `scratch` (select_scratch_bytes(spec.n),
+  /// device memory); checked here (the sizes and the alignment the kernel
+  /// needs), asynchronous.
+  static void select(const Kokkos::Cuda& exec, const Names& names, const SelectSpec& spec,
+                     void* scratch, std::size_t scratchBytes) {
+    const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    checkSelectDevice("sieve::findall", spec, scratch, scratchBytes);
+    const CudaDeviceGuard device(exec.cuda_device());
+    selectDeviceChecked(spec, scratch, scratchBytes, exec.cuda_stream());
+  }
+
+  /// A captured call sequence: a CUDA graph, instantiated once.
+  struct Captured {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    ~Captured() {
+      if (exec) cudaGraphExecDestroy(exec);
+      if (graph) cudaGraphDestroy(graph);
+    }
+  };
+
+  /// Record the launches `replay()` enqueues on the instance's stream into a
+  /// CUDA graph and instantiate it (after `prepare()`, outside the capture,
+  /// and a fence). Blocking. A replay that throws ends the capture first.
+  template <class Prepare, class Replay>
+  static std::shared_ptr<void> capture(const Kokkos::Cuda& exec, const Prepare& prepare,
+                                       const Replay& replay) {
+    auto g = std::make_shared<Captured>();
+    const CudaDeviceGuard device(exec.cuda_device());
+    prepare();
+    exec.fence();
+    SIEVE_CUDA_CHECK(cudaStreamBeginCapture(exec.cuda_stream(), cudaStreamCaptureModeThreadLocal));
+    try {
+      replay();
+    } catch (...) {
+      cudaStreamEndCapture(exec.cuda_stream(), &g->graph);
+      throw;
+    }
+    SIEVE_CUDA_CHECK(cudaStreamEndCapture(exec.cuda_stream(), &g->graph));
+    SIEVE_CUDA_CHECK(cudaGraphInstantiateWithFlags(&g->exec, g->graph, 0));
+    return g;
+  }
+
+  /// Enqueue a captured sequence on the instance's stream (asynchronous).
+  static void launchCaptured(const Kokkos::Cuda& exec, const std::shared_ptr<void>& held) {
+    const CudaDeviceGuard device(exec.cuda_device());
+    SIEVE_CUDA_CHECK(
+        cudaGraphLaunch(static_cast<const Captured*>(held.get())->exec, exec.cuda_stream()));
   }
 
 #if defined(__CUDACC__)

@@ -9,15 +9,17 @@
 
 #if defined(KOKKOS_ENABLE_OPENMP)
 #include <sieve/native/host/compact.hpp>
+#include <sieve/native/host/radix.hpp>
 #include <sieve/native/host/reorder.hpp>
 #include <sieve/native/host/scan.hpp>
+#include <sieve/native/host/select.hpp>
 
 namespace sieve {
 namespace Impl {
 
 template <>
 struct Faces<Face::OpenMP> {
-  static constexpr bool has(Primitive) { return true; }
+  static constexpr bool has(Primitive p) { return p != Primitive::Capture; }
 
   /// The OpenMP team of a Kokkos::OpenMP instance: its own threads.
   static HostTeam team(const Kokkos::OpenMP& exec) {
@@ -50,6 +52,26 @@ struct Faces<Face::OpenMP> {
                       const std::size_t* /*strides: every word plane is contiguous here*/) {
     const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
     restoreHostChecked(team(exec), desc, nPlanes, perm.data(), inv.data(), scratch, n);
+  }
+
+  /// One selection (core/select.hpp) in one pass over the mask; with `fill`
+  /// (SelectFilled), its mask bytes come from the callback, block by block.
+  /// (No scratch: each thread's counts live on its stack.)
+  static void select(const Kokkos::OpenMP& exec, const Names& names, const SelectSpec& spec,
+                     void* /*scratch*/, std::size_t /*scratchBytes*/,
+                     const SelectMaskFill* fill = nullptr) {
+    const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
+    selectHostChecked(team(exec), spec, fill);
+  }
+
+  /// The stable order of n 64-bit keys below 2^bits (core/radix.hpp):
+  /// 8-bit LSD passes on the instance's threads, on `scratch`
+  /// (radix_order_scratch_bytes(n)).
+  static void radixOrder(const Kokkos::OpenMP& exec, const Names& names, const std::uint64_t* keys,
+                         std::int64_t n, int bits, std::int64_t* order, void* scratch,
+                         std::size_t scratchBytes) {
+    const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
+    radixOrderHost(team(exec), keys, n, bits, order, scratch, scratchBytes);
   }
 
   /// Seeded: the fold starts from `init`; unseeded (inclusive only), from

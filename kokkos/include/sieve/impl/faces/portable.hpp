@@ -12,7 +12,7 @@ namespace Impl {
 
 template <>
 struct Faces<Face::Portable> {
-  static constexpr bool has(Primitive) { return true; }
+  static constexpr bool has(Primitive p) { return p != Primitive::Capture; }
 
   template <class Exec, class Mask, class Map>
   static void compact(const Exec& exec, const Names& names, const Mask& mask, std::uint32_t flags,

@@ -374,27 +374,27 @@ typename C::type runCall(const Names& names, const Exec& exec, const Plan& plan,
     base = static_cast<void*>(ws->bytes().data());
   }
   const Regions r(base, plan);
-  const CallRegion region(names, faceFor<Exec, Primitive::Scan>(true));
+  const CallRegion region(names, faceFor<Exec, Primitive::Select>(true));
 
   typename C::Result result;
-  const auto run = [&](const auto& countKeep, const auto& keep) {
-    // f(items): the writer of the call's items (int32 for a narrowed result).
-    auto withItems = [&](auto&& f) {
-      auto narrowed = [&](const auto& items) {
-        if constexpr (C::narrow) f(Narrow32<std::decay_t<decltype(items)>>{items});
-        else f(items);
-      };
-      if constexpr (C::values) {
-        withReader(nth<C::itemsAt>(args...).view,
-                   [&](const auto& at) { f(ValueItems<std::decay_t<decltype(at)>>{at}); });
-      } else if constexpr (C::linear || C::index) {
-        narrowed(LinearItems{}); // the index form's indices are its positions
-      } else {
-        constexpr int R = Safe<Input>::rank;
-        using Un = Unravel<R, kLeftOrder<Input>>;
-        narrowed(IndexItems<R, kLeftOrder<Input>>{Un::of(inputOf<C>(first, args...))});
-      }
+  // f(items): the writer of the call's items (int32 for a narrowed result).
+  const auto withItems = [&](auto&& f) {
+    auto narrowed = [&](const auto& items) {
+      if constexpr (C::narrow) f(Narrow32<std::decay_t<decltype(items)>>{items});
+      else f(items);
     };
+    if constexpr (C::values) {
+      withReader(nth<C::itemsAt>(args...).view,
+                 [&](const auto& at) { f(ValueItems<std::decay_t<decltype(at)>>{at}); });
+    } else if constexpr (C::linear || C::index) {
+      narrowed(LinearItems{}); // the index form's indices are its positions
+    } else {
+      constexpr int R = Safe<Input>::rank;
+      using Un = Unravel<R, kLeftOrder<Input>>;
+      narrowed(IndexItems<R, kLeftOrder<Input>>{Un::of(inputOf<C>(first, args...))});
+    }
+  };
+  const auto run = [&](const auto& countKeep, const auto& keep) {
     if constexpr (C::hasInto) {
       const auto& o = nth<C::intoAt>(args...);
       withItems([&](const auto& items) {
@@ -402,7 +402,7 @@ typename C::type runCall(const Names& names, const Exec& exec, const Plan& plan,
                       static_cast<std::int64_t>(o.result.extent(0)), o.count.data());
       });
     } else {
-      countPhase(exec, names, plan, r, countKeep, r.total);
+      const bool counted = countWord(exec, names, plan, r, countKeep, r.total);
       std::int64_t count = 0;
       const Kokkos::View<std::int64_t, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> w(r.total);
       Kokkos::deep_copy(exec, count, w);
@@ -415,8 +415,9 @@ typename C::type runCall(const Names& names, const Exec& exec, const Plan& plan,
             Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("result")),
             static_cast<std::size_t>(count));
       }
-      withItems(
-          [&](const auto& items) { writePhase(exec, names, plan, r, keep, items, result, count); });
+      withItems([&](const auto& items) {
+        writePhase(exec, names, plan, r, keep, items, result, count, counted);
+      });
     }
   };
   if constexpr (C::index) {
@@ -429,8 +430,24 @@ typename C::type runCall(const Names& names, const Exec& exec, const Plan& plan,
     }
   } else if constexpr (C::pred) {
     const auto& input = nth<0>(args...);
-    if (n > 0) fillMask(exec, names, first, input, r.mask, n);
-    run(ByteKeep{r.mask}, ByteKeep{r.mask});
+    bool fused = false;
+    if constexpr (C::hasInto) {
+      // A face that evaluates the predicate inside its selection (block by
+      // block, in the cache): no n-byte mask written and reread.
+      const auto& o = nth<C::intoAt>(args...);
+      withReader(input, [&](const auto& at) {
+        const PredFill<std::decay_t<decltype(first)>, std::decay_t<decltype(at)>> from{first, at};
+        withItems([&](const auto& items) {
+          fused = selectNative<Primitive::SelectFilled>(
+              exec, names, r, n, from, items, o.result,
+              static_cast<std::int64_t>(o.result.extent(0)), o.count.data());
+        });
+      });
+    }
+    if (!fused) {
+      if (n > 0) fillMask(exec, names, first, input, r.mask, n);
+      run(ByteKeep{r.mask}, ByteKeep{r.mask});
+    }
   } else {
     withMaskKeep(first, [&](const auto& keep) { run(keep, keep); });
   }

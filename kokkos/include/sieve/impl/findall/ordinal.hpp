@@ -18,18 +18,6 @@
 #include <type_traits>
 #include <utility>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-// The host pass of x86 builds reads mask bytes 16 at a time (SSE2, the x86-64
-// baseline); device passes and other targets use 8-byte SWAR words.
-#if defined(__SSE2__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && \
-    !defined(__SYCL_DEVICE_ONLY__)
-#define SIEVE_FINDALL_SSE2 1
-#else
-#define SIEVE_FINDALL_SSE2 0
-#endif
-
 namespace sieve {
 namespace Impl {
 namespace Findall {
@@ -191,30 +179,16 @@ struct ByteKeep {
   /// Selected elements of [a, b).
   KOKKOS_INLINE_FUNCTION i64 count(const i64 a, const i64 b) const {
     i64 c = 0, k = a;
-#if SIEVE_FINDALL_SSE2
-    // 16 bytes at a time: per-byte 0/-1 lanes subtracted (at most 255 rounds
-    // per lane), then summed by psadbw.
-    const __m128i zero = _mm_setzero_si128();
-    while (b - k >= 16) {
-      const i64 rounds = (b - k) / 16 < 255 ? (b - k) / 16 : 255;
-      __m128i lanes = zero;
-      for (i64 r = 0; r < rounds; ++r) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k + 16 * r));
-        lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(v, zero));
-      }
-      const __m128i zeros = _mm_sad_epu8(lanes, zero); // zero bytes per half
-      c += 16 * rounds - static_cast<i64>(_mm_cvtsi128_si32(zeros)) -
-           static_cast<i64>(_mm_cvtsi128_si32(_mm_srli_si128(zeros, 8)));
-      k += 16 * rounds;
-    }
-#endif
     // 8 bytes at a time: per-byte 0/1 lanes summed in a word (at most 255
-    // words per lane sum), then folded.
+    // words per lane sum), then folded in 16-bit lanes (the eight byte sums
+    // reach 2040: a byte-wide fold would wrap).
     while (b - k >= 8) {
       const i64 words = (b - k) / 8 < 255 ? (b - k) / 8 : 255;
       std::uint64_t lanes = 0;
       for (i64 w = 0; w < words; ++w) lanes += nonzeroBytes(load8(p + k + 8 * w));
-      c += static_cast<i64>((lanes * 0x0101010101010101ULL) >> 56);
+      const std::uint64_t pairs =
+          (lanes & 0x00FF00FF00FF00FFULL) + ((lanes >> 8) & 0x00FF00FF00FF00FFULL);
+      c += static_cast<i64>((pairs * 0x0001000100010001ULL) >> 48);
       k += 8 * words;
     }
     for (; k < b; ++k) c += p[k] != 0 ? 1 : 0;
@@ -223,14 +197,6 @@ struct ByteKeep {
   /// Bit j set when element k0 + j is selected, j < len <= 32.
   KOKKOS_INLINE_FUNCTION std::uint32_t bits(const i64 k0, const i64 len) const {
     if (len == 32) {
-#if SIEVE_FINDALL_SSE2
-      const __m128i zero = _mm_setzero_si128();
-      const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k0));
-      const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k0 + 16));
-      const auto z0 = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v0, zero)));
-      const auto z1 = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v1, zero)));
-      return ~(z0 | (z1 << 16));
-#endif
       const std::uint64_t w0 = load8(p + k0), w1 = load8(p + k0 + 8), w2 = load8(p + k0 + 16),
                           w3 = load8(p + k0 + 24);
       if ((w0 | w1 | w2 | w3) == 0) return 0u;

@@ -48,7 +48,7 @@ struct Plan {
   std::int64_t maskElems() const { return withMask ? n : (withBits ? 4 * ((n + 31) / 32) : 0); }
   /// Elements per tile.
   std::int64_t tileElems() const { return shape.unitsPerTile * unit; }
-  std::size_t bytes() const { return FindallLayout::bytes(maskElems(), tiles()); }
+  std::size_t bytes() const { return FindallLayout::bytes(maskElems(), tiles(), n); }
   bool operator==(const Plan& o) const {
     return kind == o.kind && block == o.block && items == o.items && parts == o.parts && n == o.n;
   }

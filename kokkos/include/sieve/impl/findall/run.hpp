@@ -6,14 +6,11 @@
 // with findall's item writer). Everything is enqueued on the instance.
 #pragma once
 
+#include <sieve/core/select.hpp>
 #include <sieve/core/validate.hpp>
 #include <sieve/impl/faces.hpp>
 #include <sieve/impl/findall/ordinal.hpp>
 #include <sieve/impl/findall/plan.hpp>
-
-#if defined(KOKKOS_ENABLE_OPENMP)
-#include <sieve/native/host/select.hpp>
-#endif
 
 #include <cstddef>
 #include <memory>
@@ -30,13 +27,17 @@ struct Regions {
   i64* tileEnd = nullptr;
   i64* sums = nullptr;
   i64* total = nullptr;
+  void* native = nullptr; ///< the native selection's scratch
+  std::size_t nativeBytes = 0;
 
   Regions() = default;
   Regions(void* base, const Plan& p)
       : mask(carve<unsigned char>(base, FindallLayout::mask(p.maskElems()))),
         tileEnd(carve<i64>(base, FindallLayout::tileEnd(p.maskElems(), p.tiles()))),
         sums(carve<i64>(base, FindallLayout::sums(p.maskElems(), p.tiles()))),
-        total(carve<i64>(base, FindallLayout::total(p.maskElems(), p.tiles()))) {}
+        total(carve<i64>(base, FindallLayout::total(p.maskElems(), p.tiles()))),
+        native(carve<unsigned char>(base, FindallLayout::native(p.maskElems(), p.tiles(), p.n))),
+        nativeBytes(FindallLayout::native(p.maskElems(), p.tiles(), p.n).bytes) {}
 };
 
 /// Predicate form: mask[k] = pred(view's k-th element), once per element.
@@ -92,41 +93,46 @@ void countPhase(const Exec& exec, const Names& names, const Plan& p, const Regio
       KOKKOS_LAMBDA(const i64) { *word = tiles > 0 ? tileEnd[tiles - 1] : 0; });
 }
 
-/// What the native host select (native/host/select.hpp) writes for Items:
-/// int64 indices (rank-1 indices, linear positions), the same as int32
-/// (`indices32`), or values of 1, 2, 4 or 8 bytes read through a pointer
-/// (`source`: null when the View is strided).
+/// What a native selection (core/select.hpp) writes for Items: int64
+/// indices (rank-1 indices, linear positions), the same as int32
+/// (Narrow32), or values of 1, 2, 4 or 8 bytes read through a pointer
+/// (`source`: null when the View is strided); `ok` false for anything else.
 template <class Items>
-struct NativeItems {
-  static constexpr bool indices = false, indices32 = false, values = false;
+struct SelectOf {
+  static constexpr bool ok = false;
 };
 template <>
-struct NativeItems<LinearItems> {
-  static constexpr bool indices = true, indices32 = false, values = false;
+struct SelectOf<LinearItems> {
+  static constexpr bool ok = true;
+  static constexpr SelectItem item = SelectItem::Index64;
+  static const void* source(const LinearItems&) { return nullptr; }
 };
 template <bool Left>
-struct NativeItems<IndexItems<1, Left>> {
-  static constexpr bool indices = true, indices32 = false, values = false;
+struct SelectOf<IndexItems<1, Left>> {
+  static constexpr bool ok = true;
+  static constexpr SelectItem item = SelectItem::Index64;
+  static const void* source(const IndexItems<1, Left>&) { return nullptr; }
 };
 template <class Items>
-struct NativeItems<Narrow32<Items>> {
-  static constexpr bool indices = false, indices32 = NativeItems<Items>::indices, values = false;
+struct SelectOf<Narrow32<Items>> {
+  static constexpr bool ok = SelectOf<Items>::ok && SelectOf<Items>::item == SelectItem::Index64;
+  static constexpr SelectItem item = SelectItem::Index32;
+  static const void* source(const Narrow32<Items>&) { return nullptr; }
 };
 template <class T>
 inline constexpr bool kBitCopyable = std::is_trivially_copyable_v<T> &&
                                      (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 ||
                                       sizeof(T) == 8);
 template <class V>
-struct NativeItems<ValueItems<FlatAt<V>>> {
-  using T = typename V::value_type;
-  static constexpr bool indices = false, indices32 = false, values = kBitCopyable<T>;
+struct SelectOf<ValueItems<FlatAt<V>>> {
+  static constexpr bool ok = kBitCopyable<typename V::value_type>;
+  static constexpr SelectItem item = SelectItem::Value;
   static const void* source(const ValueItems<FlatAt<V>>& it) { return it.at.p; }
 };
 template <class V>
-struct NativeItems<ValueItems<ViewAt<V>>> {
-  using T = typename V::value_type;
-  static constexpr bool indices = false, indices32 = false,
-                        values = V::rank == 1 && kBitCopyable<T>;
+struct SelectOf<ValueItems<ViewAt<V>>> {
+  static constexpr bool ok = V::rank == 1 && kBitCopyable<typename V::value_type>;
+  static constexpr SelectItem item = SelectItem::Value;
   static const void* source(const ValueItems<ViewAt<V>>& it) {
     if constexpr (V::rank == 1) {
       if (it.at.v.extent(0) <= 1 || it.at.v.stride(0) == 1) return it.at.v.data();
@@ -135,82 +141,95 @@ struct NativeItems<ValueItems<ViewAt<V>>> {
   }
 };
 
-/// Phase 4 on the OpenMP face: each tile's items by the native host select,
-/// one call per tile on the instance's threads (a tile the result cannot hold
-/// whole is written item by item up to `cap`). Returns false (nothing done)
-/// when the items or the result are not contiguous.
-template <class Exec, class Items, class Out, class UnitsT>
-bool writeNative(const Exec& exec, const Names& names, const Plan& p, const Regions& r,
-                 const ByteKeep& keep, const Items& items, const Out& out, i64 cap,
-                 const UnitsT& units) {
-  using N = NativeItems<Items>;
-  using OutT = typename Out::value_type;
-  const void* src = nullptr;
-  if constexpr (N::values) {
-    src = N::source(items);
-    if (src == nullptr || sizeof(OutT) != sizeof(typename N::T)) return false;
-  } else if constexpr (N::indices32) {
-    static_assert(sizeof(OutT) == sizeof(std::int32_t), "sieve::findall: int32 items");
-  } else {
-    static_assert(sizeof(OutT) == sizeof(i64), "sieve::findall: int64 items");
+/// The predicate form's mask bytes for a face that fuses them into its
+/// selection (SelectFilled): pred(element k) for the samples of a block.
+template <class Pred, class At>
+struct PredFill {
+  Pred pred;
+  At at;
+  static void fill(const void* ctx, const i64 a, const i64 b, std::uint8_t* dst) {
+    const auto* self = static_cast<const PredFill*>(ctx);
+    // Local copies: the byte stores could alias the functor's members.
+    const Pred g = self->pred;
+    const At x = self->at;
+    for (i64 k = a; k < b; ++k) dst[k - a] = g(x(k)) ? 1 : 0;
   }
-  if (out.extent(0) > 1 && out.stride(0) != 1) return false;
-  const auto* mask = reinterpret_cast<const std::uint8_t*>(keep.p);
-  OutT* dst = out.data();
-  const i64 n = p.n, per = p.shape.unitsPerTile * p.unit, tiles = p.tiles();
-  const i64 upt = p.shape.unitsPerTile, allUnits = p.shape.units;
-  const i64* tileEnd = r.tileEnd;
-  // Host memory, and the count phase ran synchronously on this face.
-  const i64 total = tileEnd[tiles - 1] < cap ? tileEnd[tiles - 1] : cap;
-  const bool stream =
-      static_cast<std::uint64_t>(total) * sizeof(OutT) >= Tuning::Host::kSelectStreamBytes;
-  Kokkos::parallel_for(
-      names("write"), Kokkos::RangePolicy<Exec, Kokkos::IndexType<i64>>(exec, 0, tiles),
-      [=](const i64 t) {
-        const i64 a = t * per, b = a + per < n ? a + per : n;
-        i64 pos = t == 0 ? 0 : tileEnd[t - 1];
-        const i64 end = tileEnd[t];
-        if (end <= cap) {
-          if constexpr (N::values)
-            selectValuesHost(mask, a, b, src, static_cast<std::uint32_t>(sizeof(OutT)), dst, pos,
-                             end, stream);
-          else if constexpr (N::indices32)
-            selectIndices32Host(mask, a, b, reinterpret_cast<std::int32_t*>(dst), pos, end, stream);
-          else
-            selectIndicesHost(mask, a, b, reinterpret_cast<std::int64_t*>(dst), pos, end, stream);
+};
+
+/// The selection of n samples into `out` (at most `cap` items, the count to
+/// `*word`) on the native face of Exec, when it has primitive P and the
+/// items and the result are plain arrays: the mask bytes from `mask`
+/// (Select), or from `from.fill` (SelectFilled: a PredFill). Returns false,
+/// with nothing done, when the call stays on the portable face.
+template <Primitive P, class Exec, class Items, class Out, class From>
+bool selectNative(const Exec& exec, const Names& names, const Regions& r, const i64 n,
+                  const From& from, const Items& items, const Out& out, const i64 cap, i64* word) {
+  using S = SelectOf<Items>;
+  if constexpr (!S::ok) {
+    return false;
+  } else {
+    using OutT = typename Out::value_type;
+    SelectSpec spec;
+    spec.n = n;
+    spec.item = S::item;
+    spec.elemBytes = static_cast<std::uint32_t>(sizeof(OutT));
+    spec.values = S::source(items);
+    spec.out = static_cast<void*>(out.data());
+    spec.cap = cap;
+    spec.count = word;
+    const bool plain = (S::item != SelectItem::Value || spec.values != nullptr || n == 0) &&
+                       (out.extent(0) <= 1 || out.stride(0) == 1) &&
+                       selectItemBytes(S::item, spec.elemBytes) == spec.elemBytes;
+    bool done = false;
+    dispatch<Exec, P>("sieve::findall", plain, [&](auto tag) {
+      constexpr Face F = decltype(tag)::value;
+      if constexpr (F != Face::Portable) {
+        if constexpr (P == Primitive::SelectFilled) {
+          const SelectMaskFill fill{&From::fill, &from};
+          Faces<F>::select(exec, names, spec, r.native, r.nativeBytes, &fill);
         } else {
-          const i64 u1 = (t + 1) * upt < allUnits ? (t + 1) * upt : allUnits;
-          for (i64 u = t * upt; u < u1; ++u) pos += units.write(u, pos);
+          spec.mask = reinterpret_cast<const std::uint8_t*>(from);
+          Faces<F>::select(exec, names, spec, r.native, r.nativeBytes);
         }
-      });
+        done = true;
+      }
+    });
+    return done;
+  }
+}
+
+/// Phases 1-3 for a call that returns a View: the count word `*word`, by the
+/// native selection of nothing (cap 0) where the mask is a byte array and
+/// the face has one, else by the tile counts. Returns whether the tile ends
+/// were counted (the portable write phase needs them).
+template <class Exec, class Keep>
+bool countWord(const Exec& exec, const Names& names, const Plan& p, const Regions& r,
+               const Keep& keep, i64* word) {
+  if constexpr (std::is_same_v<Keep, ByteKeep>) {
+    const Kokkos::View<i64*, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+        none(static_cast<i64*>(nullptr), 0);
+    if (selectNative<Primitive::Select>(exec, names, r, p.n, keep.p, LinearItems{}, none, 0, word))
+      return false;
+  }
+  countPhase(exec, names, p, r, keep, word);
   return true;
 }
 
-/// Whether the write phase of Keep and Items on Exec may go to the native
-/// host select (it still declines non-contiguous Views at run time).
-template <class Exec, class Keep, class Items>
-constexpr bool nativeWrite() {
-#if defined(KOKKOS_ENABLE_OPENMP)
-  return nativeFaceOf<Exec>() == Face::OpenMP && std::is_same_v<Keep, ByteKeep> &&
-         (NativeItems<Items>::indices || NativeItems<Items>::indices32 ||
-          NativeItems<Items>::values);
-#else
-  return false;
-#endif
-}
-
 /// Phase 4: every tile writes its selected items from its offset (slots at
-/// or past `cap` are never written).
+/// or past `cap` are never written): by the native selection where it takes
+/// the call, else by the tiles (counted first when `counted` is false).
 template <class Exec, class Keep, class Items, class Out>
 void writePhase(const Exec& exec, const Names& names, const Plan& p, const Regions& r,
-                const Keep& keep, const Items& items, const Out& out, i64 cap) {
+                const Keep& keep, const Items& items, const Out& out, i64 cap,
+                bool counted = true) {
   if (p.tiles() == 0) return;
-  const Units<Keep, Items, Out> units{keep, items, out, p.n, p.unit, cap};
-#if defined(KOKKOS_ENABLE_OPENMP)
-  if constexpr (nativeWrite<Exec, Keep, Items>()) {
-    if (writeNative(exec, names, p, r, keep, items, out, cap, units)) return;
+  if constexpr (std::is_same_v<Keep, ByteKeep>) {
+    // (The count word is rewritten with the count it already holds.)
+    if (selectNative<Primitive::Select>(exec, names, r, p.n, keep.p, items, out, cap, r.total))
+      return;
   }
-#endif
+  if (!counted) countPhase(exec, names, p, r, keep, r.total);
+  const Units<Keep, Items, Out> units{keep, items, out, p.n, p.unit, cap};
   const i64* tileEnd = r.tileEnd;
   Portable::tileWrite(
       exec, names("write"), p.shape,
@@ -222,13 +241,16 @@ void writePhase(const Exec& exec, const Names& names, const Plan& p, const Regio
 /// Phases 1-4 of a call writing into the caller's result: the count word
 /// `*word` and the items. One tile on a host space (Serial; one thread) is
 /// written in a single pass that counts as it writes (the count phase would
-/// only give tile 0 its offset, 0), unless the native select takes the write.
+/// only give tile 0 its offset, 0). A byte mask goes to the native
+/// selection first, where the space's face has one (one pass over the mask).
 template <class Exec, class CountKeep, class Keep, class Items, class Out>
 void countAndWrite(const Exec& exec, const Names& names, const Plan& p, const Regions& r,
                    const CountKeep& countKeep, const Keep& keep, const Items& items, const Out& out,
                    i64 cap, i64* word) {
-  if constexpr (kHostSpace<Exec> && std::is_same_v<CountKeep, Keep> &&
-                !nativeWrite<Exec, Keep, Items>()) {
+  if constexpr (std::is_same_v<Keep, ByteKeep> && std::is_same_v<CountKeep, ByteKeep>) {
+    if (selectNative<Primitive::Select>(exec, names, r, p.n, keep.p, items, out, cap, word)) return;
+  }
+  if constexpr (kHostSpace<Exec> && std::is_same_v<CountKeep, Keep>) {
     if (p.tiles() == 1) {
       const Units<Keep, Items, Out> units{keep, items, out, p.n, p.unit, cap};
       const i64 allUnits = p.shape.units;

@@ -15,6 +15,8 @@
 #pragma once
 
 #include <sieve/core/keys.hpp>
+#include <sieve/core/radix.hpp>
+#include <sieve/impl/faces.hpp>
 #include <sieve/impl/keys/counting.hpp>
 #include <sieve/impl/keys/merge.hpp>
 #include <sieve/impl/keys/source.hpp>
@@ -321,6 +323,40 @@ struct FirstRadixSrc {
   }
 };
 
+/// The stable order of a sparse scatter's integer keys on the native face of
+/// Exec, where it has a radix order: the keys' distances from `min` (read
+/// once), sorted in 8-bit passes over the bits of `span`, into `order`.
+/// Returns false, with nothing done, on the portable face.
+template <class Exec, class S, class Key>
+bool nativeOrder(const Exec& exec, const sieve::Impl::Names& names, const S& src, const Key min,
+                 const std::uint64_t span, I64View<Exec>& order) {
+  using sieve::Impl::Face;
+  using sieve::Impl::Primitive;
+  bool done = false;
+  sieve::Impl::dispatch<Exec, Primitive::RadixOrder>(
+      "sieve::keys::scatter_sparse", true, [&](auto tag) {
+        constexpr Face F = decltype(tag)::value;
+        if constexpr (F != Face::Portable) {
+          const i64 n = src.records();
+          const auto alloc = [&](const char* what) {
+            return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(what));
+          };
+          Kokkos::View<std::uint64_t*, typename Exec::memory_space> words(alloc("radix_keys"), n);
+          Kokkos::parallel_for(
+              names("radix_keys"), Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
+                words(i) = keyDistance(src.key(src.element(i, 0)), min);
+              });
+          order = I64View<Exec>(alloc("radix_order"), n);
+          Kokkos::View<unsigned char*, typename Exec::memory_space> scratch(
+              alloc("radix_scratch"), radix_order_scratch_bytes(n));
+          sieve::Impl::Faces<F>::radixOrder(exec, names, words.data(), n, radixTotalBits(span),
+                                            order.data(), scratch.data(), scratch.extent(0));
+          done = true;
+        }
+      });
+  return done;
+}
+
 /// The sorted order of a sparse scatter: the element at position p, by
 /// radix-sorted indices, by merge-sorted pairs, or (one key) record order.
 template <class Exec>
@@ -424,6 +460,9 @@ Result sparseOfArray(const sieve::Impl::Names& names, const Exec& exec, const S&
     const std::uint64_t span = keyDistance(e.max, e.min);
     const int passes = radixPasses(span);
     if (passes == 0) return finishSparse<Result>(names, exec, src, output, n, RecordOrder{});
+    I64View<Exec> order;
+    if (nativeOrder(exec, names, src, e.min, span, order))
+      return finishSparse<Result>(names, exec, src, output, n, IndexOrder<Exec>{order});
     const int bits = radixPassBits(span);
     const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
     const i64 buckets = i64(1) << bits;
@@ -501,7 +540,9 @@ Result scatterSparse(const sieve::Impl::Names& names, const Exec& exec, const In
   using Src = typename InputOf<In>::source;
   const Src src = InputOf<In>::make(input);
   checkApartFromInput(fn, input, output);
-  const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
+  const sieve::Impl::CallRegion region(
+      names, sieve::Impl::faceFor<Exec, sieve::Impl::Primitive::RadixOrder>(
+                 kIntegralKey<typename Src::key_type>));
   if constexpr (Src::kOneToOne) {
     return sparseOfArray<Result>(names, exec, src, output);
   } else {

@@ -4,6 +4,9 @@
 // thread (host memory).
 #pragma once
 
+#include <sieve/core/select.hpp>
+#include <sieve/native/host/team.hpp>
+
 #include <cstdint>
 
 namespace sieve {
@@ -36,5 +39,22 @@ void selectIndices32Host(const std::uint8_t* mask, std::int64_t a, std::int64_t 
 void selectValuesHost(const std::uint8_t* mask, std::int64_t a, std::int64_t b, const void* values,
                       std::uint32_t elemBytes, void* out, std::int64_t pos, std::int64_t end,
                       bool stream);
+
+/// One whole selection (core/select.hpp) on the threads of `team`, in one
+/// pass over the mask: each thread counts a block of kSelectBlock samples,
+/// the team agrees on the blocks' offsets (one barrier a round), and each
+/// thread writes its block's items while its mask bytes are still in the L2.
+/// With `fill`, the mask bytes come from it (s.mask is ignored and may be
+/// null). Items past s.cap are counted, not written; *s.count = the number
+/// selected. Host memory; returns when done. O(n).
+/// Throws std::invalid_argument (nothing written) for n < 0, cap < 0, a null
+/// array that would be addressed, an item kind / element size other than
+/// core/select.hpp allows, Index32 with n > 2^31, or arrays that overlap.
+void selectHost(const HostTeam& team, const SelectSpec& s, const SelectMaskFill* fill = nullptr);
+
+namespace Impl {
+/// selectHost without its checks (the Kokkos face checks before it calls).
+void selectHostChecked(const HostTeam& team, const SelectSpec& s, const SelectMaskFill* fill);
+} // namespace Impl
 
 } // namespace sieve

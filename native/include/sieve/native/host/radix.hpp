@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve — radixOrderHost, the OpenMP stable LSD radix order of 64-bit unsigned
+// keys (host memory).
+#pragma once
+
+#include <sieve/core/radix.hpp>
+#include <sieve/native/host/team.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sieve {
+
+/// The stable ascending order of `n` 64-bit unsigned keys: order[p] = the
+/// index i of the p-th key when the keys are sorted by value, equal keys in
+/// index order (so the result is unique: the same bytes on every team size).
+/// Every key must be < 2^bits, bits in [0, 64] (pass the bit width of the
+/// largest key; 0: all keys are 0 and order is the identity).
+///
+/// LSD radix with 8-bit digits (kRadixDigitBits): one read of the keys (OR,
+/// AND, histogram of the lowest varying digit), then one stable scatter pass
+/// per byte that is not the same in every key (random 64-bit keys: 8 passes;
+/// keys < 2^20: 3; all keys equal: none, the identity). Each thread scatters
+/// a contiguous chunk through per-bucket buffers of whole cache lines
+/// (non-temporal stores for large n) and counts the next pass's digit as the
+/// keys go out; one barrier per pass. The last pass writes only the int64
+/// indices. `scratch` holds radix_order_scratch_bytes(n) bytes (any
+/// alignment; contents internal); `order` also serves as a key plane between
+/// passes. Besides, each call allocates ~260 KiB of heap per thread. O(n *
+/// passes), blocking, on `team` (its own parallel region; fewer threads for
+/// n below 2^14 per thread). Deterministic: the result is unique.
+///
+/// Throws std::invalid_argument, with nothing written, for n < 0, bits
+/// outside [0, 64], null or misaligned (8 bytes) keys / order while n > 0, a
+/// null scratch or scratchBytes < radix_order_scratch_bytes(n), keys, order
+/// and scratch sharing a byte, or a key >= 2^bits (found by the counting
+/// read, before any byte is written).
+void radixOrderHost(const HostTeam& team, const std::uint64_t* keys, std::int64_t n, int bits,
+                    std::int64_t* order, void* scratch, std::size_t scratchBytes);
+
+} // namespace sieve
