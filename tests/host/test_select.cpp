@@ -261,3 +261,140 @@ TEST(HostSelect, RejectsBadArguments) {
   EXPECT_NO_THROW(sieve::selectIndicesHost(nullptr, 0, 0, nullptr, 0, 0, true));
   EXPECT_NO_THROW(sieve::selectValuesHost(nullptr, 3, 3, nullptr, 8, nullptr, 2, 2, true));
 }
+
+namespace {
+
+/// The mask bytes of a fill callback: mask[k] for k in [a, b).
+void fillFrom(const void* ctx, std::int64_t a, std::int64_t b, std::uint8_t* dst) {
+  const auto* m = static_cast<const std::uint8_t*>(ctx);
+  std::memcpy(dst, m + a, static_cast<std::size_t>(b - a));
+}
+
+} // namespace
+
+// selectHost: the whole selection on a team (blocks of 64 Ki samples a
+// round), every item kind, mask array or fill callback, every cap, against
+// the sequential loop, at several team sizes and every instruction set;
+// nothing written past the cap.
+TEST(HostSelectTeam, MatchesTheSequentialLoop) {
+  const IsaScope scope;
+  for (const auto isa : supportedIsas()) {
+    sieve::setHostIsa(isa);
+    for (const i64 n : {i64(0), i64(1), i64(65535), i64(65536 * 5 + 77)}) {
+      const auto mask = makeMask(n, 37, 5u + static_cast<unsigned>(n));
+      std::vector<std::uint16_t> values(static_cast<std::size_t>(n));
+      for (i64 k = 0; k < n; ++k)
+        values[static_cast<std::size_t>(k)] = static_cast<std::uint16_t>(k * 3 + 1);
+      std::vector<i64> ref;
+      for (i64 k = 0; k < n; ++k)
+        if (mask[static_cast<std::size_t>(k)] != 0) ref.push_back(k);
+      const i64 total = static_cast<i64>(ref.size());
+      for (const int threads : {1, 2, 3}) {
+        for (const i64 cap : {i64(0), total / 2 + 1, total + 3}) {
+          for (const bool useFill : {false, true}) {
+            SCOPED_TRACE("n=" + std::to_string(n) + " threads=" + std::to_string(threads) +
+                         " cap=" + std::to_string(cap) + (useFill ? " fill" : " mask"));
+            const sieve::SelectMaskFill fill{&fillFrom, mask.data()};
+            // int64 indices
+            std::vector<i64> out(static_cast<std::size_t>(cap + 8), -5);
+            i64 count = -1;
+            sieve::SelectSpec s;
+            s.mask = useFill ? nullptr : mask.data();
+            s.n = n;
+            s.out = out.data();
+            s.cap = cap;
+            s.count = &count;
+            sieve::selectHost(sieve::HostTeam{threads}, s, useFill ? &fill : nullptr);
+            EXPECT_EQ(count, total);
+            for (i64 k = 0; k < cap + 8; ++k)
+              ASSERT_EQ(out[static_cast<std::size_t>(k)],
+                        k < cap && k < total ? ref[static_cast<std::size_t>(k)] : -5)
+                  << "slot " << k;
+            // 2-byte values
+            std::vector<std::uint16_t> vout(static_cast<std::size_t>(cap + 8), 0xEEEE);
+            s.item = sieve::SelectItem::Value;
+            s.elemBytes = 2;
+            s.values = values.data();
+            s.out = vout.data();
+            count = -1;
+            sieve::selectHost(sieve::HostTeam{threads}, s, useFill ? &fill : nullptr);
+            EXPECT_EQ(count, total);
+            for (i64 k = 0; k < cap + 8; ++k)
+              ASSERT_EQ(vout[static_cast<std::size_t>(k)],
+                        k < cap && k < total
+                            ? values[static_cast<std::size_t>(ref[static_cast<std::size_t>(k)])]
+                            : 0xEEEE)
+                  << "slot " << k;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(HostSelectTeam, RejectsBadArguments) {
+  std::vector<std::uint8_t> mask(100, 1);
+  std::vector<i64> out(100, -5);
+  i64 count = -9;
+  const auto spec = [&]() {
+    sieve::SelectSpec s;
+    s.mask = mask.data();
+    s.n = 100;
+    s.out = out.data();
+    s.cap = 100;
+    s.count = &count;
+    return s;
+  };
+  const auto rejects = [&](sieve::SelectSpec s, const char* needle,
+                           const sieve::SelectMaskFill* fill = nullptr) {
+    SCOPED_TRACE(needle);
+    try {
+      sieve::selectHost(sieve::HostTeam{2}, s, fill);
+      ADD_FAILURE() << "no throw";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(count, -9);
+    for (const i64 v : out) ASSERT_EQ(v, -5);
+  };
+  auto s = spec();
+  s.n = -1;
+  rejects(s, "n = -1");
+  s = spec();
+  s.cap = -2;
+  rejects(s, "cap = -2");
+  s = spec();
+  s.mask = nullptr;
+  rejects(s, "mask is null");
+  s = spec();
+  s.count = nullptr;
+  rejects(s, "count is null");
+  s = spec();
+  s.out = nullptr;
+  rejects(s, "out is null");
+  s = spec();
+  s.item = sieve::SelectItem::Value;
+  s.elemBytes = 3;
+  s.values = out.data();
+  rejects(s, "elemBytes = 3");
+  s = spec();
+  s.item = sieve::SelectItem::Value;
+  s.elemBytes = 8;
+  rejects(s, "values is null");
+  s = spec();
+  s.elemBytes = 4;
+  rejects(s, "elemBytes = 4");
+  s = spec();
+  s.item = sieve::SelectItem::Index32;
+  s.elemBytes = 4;
+  s.n = (i64(1) << 31) + 1;
+  rejects(s, "2^31");
+  s = spec();
+  s.out = mask.data() + 8; // the output over the mask
+  rejects(s, "overlaps");
+  s = spec();
+  s.count = out.data() + 3; // the count inside the output
+  rejects(s, "overlaps");
+  const sieve::SelectMaskFill none{};
+  rejects(spec(), "fill->fill is null", &none);
+}
