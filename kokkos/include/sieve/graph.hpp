@@ -211,7 +211,7 @@ class Graph {
       for (Node& nd : s.nodes)
         if (nd.slot >= 0) nd.scratch = s.arena.slot(nd.slot);
     }
-    captured(exec, false);
+    replayOrCapture(exec, false);
   }
 
   /// Run the nodes on `exec`, in order: asynchronous on the instance (as the
@@ -220,7 +220,7 @@ class Graph {
   void launch(const ExecSpace& exec) {
     State& s = *s_;
     if (!s.arena.committed()) instantiate(exec);
-    captured(exec, true);
+    replayOrCapture(exec, true);
   }
 
   /// The arena the nodes' scratch comes from (its peak / sum / bytes). O(1).
@@ -276,7 +276,7 @@ class Graph {
   /// The nodes on exec: captured once and launched as one on a face that
   /// captures (Kokkos::Cuda: a CUDA graph), replayed otherwise (`launch`
   /// false: capture only).
-  void captured(const ExecSpace& exec, bool launch) const {
+  void replayOrCapture(const ExecSpace& exec, bool launch) const {
     Impl::replayCaptured(
         exec, s_->captured, launch,
         [&]() {

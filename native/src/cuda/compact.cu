@@ -35,9 +35,8 @@ using Tuning::Cuda::kWarps;
 
 // Tile status payloads (impl/lookback.cuh): live groups in bits 32-61, kept
 // samples in bits 0-31 (kept <= 2^31 - 1 and live <= 2^26: plain additions of
-// two payloads never carry across fields).
-using TileStatus::kAggregate;
-using TileStatus::kInclusive;
+// two payloads never carry across fields; TileStatus::sumTilePrefix chains
+// them).
 
 struct CompactArgs {
   const std::uint8_t* mask;
@@ -79,17 +78,8 @@ __global__ void __launch_bounds__(kBlock) compactKernel(CompactArgs a) {
     const unsigned lane = threadIdx.x;
     const unsigned long long agg = static_cast<unsigned long long>(tileSum & 0xFFFFu) |
                                    (static_cast<unsigned long long>(tileSum >> 16) << 32);
-    unsigned long long prefix = 0;
-    const TileStatus::PackedStatus status{a.status};
-    if (a.tiles > 1) {
-      if (tile == 0) {
-        if (lane == 0u) status.publish(0, kInclusive, agg);
-      } else {
-        if (lane == 0u) status.publish(tile, kAggregate, agg);
-        prefix = TileStatus::exclusivePrefix(status, tile, lane, Sum{});
-        if (lane == 0u) status.publish(tile, kInclusive, prefix + agg);
-      }
-    }
+    const unsigned long long prefix =
+        TileStatus::sumTilePrefix(TileStatus::PackedStatus{a.status}, tile, a.tiles, lane, agg);
     if (lane == 0u) {
       sPrefix = prefix;
       if (tile == a.tiles - 1) {

@@ -38,9 +38,7 @@ using Tuning::Cuda::kSelectTile;
 using Tuning::Cuda::kWarps;
 
 // Tile status payloads (impl/lookback.cuh): the kept count of the tile (or
-// of every tile up to it), in all 62 bits.
-using TileStatus::kAggregate;
-using TileStatus::kInclusive;
+// of every tile up to it), in all 62 bits (TileStatus::sumTilePrefix chains them).
 
 /// Where a selected sample's item comes from: its index k, or values[k].
 enum class Source { Index, Value };
@@ -120,17 +118,8 @@ __global__ void __launch_bounds__(kBlock) selectKernel(SelectArgs a) {
     // Warp 0 publishes the tile and looks back, 32 predecessors at a time.
     const unsigned lane = threadIdx.x;
     const auto agg = static_cast<unsigned long long>(tileKept);
-    unsigned long long prefix = 0;
-    const TileStatus::PackedStatus status{a.status};
-    if (a.tiles > 1) {
-      if (tile == 0) {
-        if (lane == 0u) status.publish(0, kInclusive, agg);
-      } else {
-        if (lane == 0u) status.publish(tile, kAggregate, agg);
-        prefix = TileStatus::exclusivePrefix(status, tile, lane, Sum{});
-        if (lane == 0u) status.publish(tile, kInclusive, prefix + agg);
-      }
-    }
+    const unsigned long long prefix =
+        TileStatus::sumTilePrefix(TileStatus::PackedStatus{a.status}, tile, a.tiles, lane, agg);
     if (lane == 0u) {
       sPrefix = static_cast<long long>(prefix);
       if (tile == a.tiles - 1) *a.count = static_cast<std::int64_t>(prefix + agg);

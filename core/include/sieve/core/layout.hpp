@@ -105,9 +105,33 @@ struct ScanLookBackLayout {
   }
 };
 
+/// The words a CUDA look-back chain over tiles of `Tile` samples keeps in
+/// its scratch (compaction, selection): one 8-byte status word per tile,
+/// then the dynamic tile counter (a uint32 in an 8-byte word), all cleared
+/// before each launch; none for a single tile, which looks back on nothing.
+template <std::int64_t Tile>
+struct CudaTileWords {
+  /// Tiles (blocks) of Tile samples covering n.
+  SIEVE_HOST_DEVICE static constexpr std::int64_t cudaTiles(std::int64_t n) {
+    return (n + Tile - 1) / Tile;
+  }
+  /// One status word per tile (the flag and the payload).
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaTileStatus(std::int64_t tiles) {
+    return {0, tiles > 1 ? std::size_t(8) * static_cast<std::size_t>(tiles) : 0};
+  }
+  /// The dynamic tile counter, after the status words.
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaTileCounter(std::int64_t tiles) {
+    return {cudaTileStatus(tiles).end(), tiles > 1 ? std::size_t(8) : 0};
+  }
+  /// What is cleared before the launch: the status words and the counter.
+  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaCleared(std::int64_t tiles) {
+    return {0, tiles > 1 ? cudaTileCounter(tiles).end() : 0};
+  }
+};
+
 /// The compaction scratch (compact_scratch_bytes(n) bytes, 8-byte aligned) as
 /// each face carves it. A face uses its own regions only.
-struct CompactLayout {
+struct CompactLayout : CudaTileWords<Tuning::Cuda::kCompactTile> {
   // --- host twin -----------------------------------------------------------------
   /// The largest team the host twin runs for n samples (teamSizeFor() with
   /// Tuning::Host::kCompactMinPerThread); the host regions assume at most it.
@@ -125,25 +149,7 @@ struct CompactLayout {
     return {hostKept(threads).end(), hostKept(threads).bytes};
   }
 
-  // --- CUDA ----------------------------------------------------------------------
-  /// CUDA: tiles (blocks) of Tuning::Cuda::kCompactTile samples covering n.
-  SIEVE_HOST_DEVICE static constexpr std::int64_t cudaTiles(std::int64_t n) {
-    return (n + Tuning::Cuda::kCompactTile - 1) / Tuning::Cuda::kCompactTile;
-  }
-  /// CUDA: one 8-byte status word per tile (none for a single tile, which
-  /// looks back on nothing).
-  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaTileStatus(std::int64_t tiles) {
-    return {0, tiles > 1 ? std::size_t(8) * static_cast<std::size_t>(tiles) : 0};
-  }
-  /// CUDA: the dynamic tile counter (a uint32 in an 8-byte word), after the
-  /// status words (none for a single tile).
-  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaTileCounter(std::int64_t tiles) {
-    return {cudaTileStatus(tiles).end(), tiles > 1 ? std::size_t(8) : 0};
-  }
-  /// CUDA: what is cleared before the launch: the status words and the counter.
-  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaCleared(std::int64_t tiles) {
-    return {0, tiles > 1 ? cudaTileCounter(tiles).end() : 0};
-  }
+  // --- CUDA: cudaTiles / cudaTileStatus / cudaTileCounter / cudaCleared (CudaTileWords)
 
   // --- portable ------------------------------------------------------------------
   /// Portable: tiles of Tuning::Portable::kTileGroups 32-sample groups covering n.
@@ -243,24 +249,7 @@ inline constexpr std::int64_t kSelectDeviceMaxSamples =
 /// aligned): the tile status words, then the dynamic tile counter, all
 /// cleared before each launch. A single tile looks back on nothing and uses
 /// none.
-struct SelectLayout {
-  /// Tiles (blocks) of Tuning::Cuda::kSelectTile samples covering n.
-  SIEVE_HOST_DEVICE static constexpr std::int64_t cudaTiles(std::int64_t n) {
-    return (n + Tuning::Cuda::kSelectTile - 1) / Tuning::Cuda::kSelectTile;
-  }
-  /// One 8-byte status word per tile: the flag and a 62-bit kept count.
-  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaTileStatus(std::int64_t tiles) {
-    return {0, tiles > 1 ? std::size_t(8) * static_cast<std::size_t>(tiles) : 0};
-  }
-  /// The dynamic tile counter (a uint32 in an 8-byte word), after the status words.
-  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaTileCounter(std::int64_t tiles) {
-    return {cudaTileStatus(tiles).end(), tiles > 1 ? std::size_t(8) : 0};
-  }
-  /// What is cleared before the launch: the status words and the counter.
-  SIEVE_HOST_DEVICE static constexpr ScratchRegion cudaCleared(std::int64_t tiles) {
-    return {0, tiles > 1 ? cudaTileCounter(tiles).end() : 0};
-  }
-};
+struct SelectLayout : CudaTileWords<Tuning::Cuda::kSelectTile> {};
 
 /// `n` must be a sample count the CUDA selection takes: 0 <= n <= kSelectDeviceMaxSamples.
 inline void checkSelectDeviceSamples(const char* fn, std::int64_t n) {

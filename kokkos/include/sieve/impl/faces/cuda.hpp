@@ -76,12 +76,11 @@ struct Faces<Face::Cuda> {
 
   /// One selection (core/select.hpp): one pass with decoupled look-back on
   /// the instance's stream, on `scratch` (select_scratch_bytes(spec.n),
-  /// device memory); checked here (the sizes and the alignment the kernel
-  /// needs), asynchronous.
+  /// device memory: the findall workspace's native region); findall checked
+  /// its Views at its entry. Asynchronous.
   static void select(const Kokkos::Cuda& exec, const Names& names, const SelectSpec& spec,
                      void* scratch, std::size_t scratchBytes) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
-    checkSelectDevice("sieve::findall", spec, scratch, scratchBytes);
     const CudaDeviceGuard device(exec.cuda_device());
     selectDeviceChecked(spec, scratch, scratchBytes, exec.cuda_stream());
   }

@@ -119,6 +119,25 @@ __device__ __forceinline__ unsigned long long exclusivePrefix(const Status& stat
   }
 }
 
+/// One tile's step of a sum look-back chain, by the 32 lanes of warp 0:
+/// publish the tile's aggregate `agg`, fold the predecessors' payloads
+/// (exclusivePrefix), publish the inclusive prefix; returns the exclusive
+/// prefix (every lane). Tile 0 publishes its inclusive at once; a chain of
+/// one tile publishes nothing (its status words may not exist).
+__device__ __forceinline__ unsigned long long sumTilePrefix(const PackedStatus& status,
+                                                            std::int64_t tile, std::int64_t tiles,
+                                                            unsigned lane, unsigned long long agg) {
+  if (tiles <= 1) return 0;
+  if (tile == 0) {
+    if (lane == 0u) status.publish(0, kInclusive, agg);
+    return 0;
+  }
+  if (lane == 0u) status.publish(tile, kAggregate, agg);
+  const unsigned long long prefix = exclusivePrefix(status, tile, lane, Sum{});
+  if (lane == 0u) status.publish(tile, kInclusive, prefix + agg);
+  return prefix;
+}
+
 /// Zero `words` words (tile counters and status words), unless gated
 /// off. A kernel, not cudaMemsetAsync: the scratch may be pinned or managed
 /// memory the device reaches, and a kernel node replays anywhere.
