@@ -15,12 +15,17 @@
 
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 using namespace sieve_test;
+
+namespace {
+constexpr i64 kPadDense = 64;
+}
 
 namespace {
 
@@ -389,4 +394,212 @@ TEST(KeysDenseAsync, Misuse) {
       [&] { sieve::keys::DenseWorkspace<std::uint8_t, TestExec>(exec, 3, 0, 300); },
       "max_key = 300 is not a value of the key type");
   EXPECT_NO_THROW(ws.check(exec)); // nothing ran on it yet
+}
+
+namespace {
+/// Random keys over `K` keys from `lo` (skewed: 15 of 16 in the last key),
+/// with their sequential references.
+struct Wide {
+  std::vector<Rec<int>> in, ref;
+  std::vector<i64> refOff;
+  Wide(i64 n, int lo, i64 K, unsigned seed, bool skew) : in(static_cast<std::size_t>(n)) {
+    std::mt19937_64 g(seed);
+    for (i64 i = 0; i < n; ++i) {
+      const i64 k =
+          skew && g() % 16 != 0 ? K - 1 : static_cast<i64>(g() % static_cast<std::uint64_t>(K));
+      in[static_cast<std::size_t>(i)] =
+          Rec<int>{static_cast<int>(lo + k), static_cast<std::int32_t>(i)};
+    }
+    ref = stableByKey(in, [](const Rec<int>& e) { return e.k; });
+    refOff = denseOffsets(in, lo, static_cast<int>(lo + K - 1));
+  }
+};
+
+/// A key functor that answers differently once every element was read once:
+/// after n calls, every third element's key moves to the next key.
+struct ShiftingKey {
+  i64 n;
+  int lo, hi;
+  Kokkos::View<i64, TestMem> calls;
+  KOKKOS_INLINE_FUNCTION int operator()(const Rec<int>& e) const {
+    const bool later = Kokkos::atomic_fetch_add(&calls(), i64(1)) >= n;
+    return later && e.rec % 3 == 0 ? (e.k == hi ? lo : e.k + 1) : e.k;
+  }
+};
+} // namespace
+
+// Ranges on both sides of the one-pass limit of the native faces (2^11 keys)
+// and skewed keys, large enough for every thread, into an output that starts
+// 3 elements past a line boundary (a subview), with guard elements after it.
+TEST(KeysDense, WideRangesAndOffsetOutput) {
+  const i64 n = 70001;
+  for (const bool skew : {false, true}) {
+    for (const i64 K : {i64(2), i64(2048), i64(2049), i64(1) << 16, i64(300007)}) {
+      const Wide w(n, -1000, K, 7u + static_cast<unsigned>(K), skew);
+      const Rec<int> s{-5, -5};
+      const auto all = filled<Rec<int>>(n + 3 + kPadDense, s);
+      const auto out = Kokkos::subview(all, std::make_pair(i64(3), n + 3));
+      const auto keys = sieve::keys::scatter_dense(TestExec{}, deviceOf(w.in), -1000,
+                                                   static_cast<int>(-1000 + K - 1), out);
+      EXPECT_EQ(keys.num_keys(), K);
+      ASSERT_EQ(toHost(out), w.ref) << "K = " << K << (skew ? ", skewed" : "");
+      ASSERT_EQ(offsetsOf(keys), w.refOff) << "K = " << K;
+      const auto h = toHost(all);
+      for (i64 i = 0; i < 3; ++i) ASSERT_EQ(h[static_cast<std::size_t>(i)], s);
+      for (std::size_t i = static_cast<std::size_t>(n + 3); i < h.size(); ++i) ASSERT_EQ(h[i], s);
+      // The range computed: the same bytes.
+      DView<Rec<int>> out2("out2", n);
+      sieve::keys::scatter_dense(TestExec{}, deviceOf(w.in), out2);
+      ASSERT_EQ(toHost(out2), w.ref) << "K = " << K << ", range computed";
+    }
+  }
+}
+
+// A key functor that answers differently between the reads of the scatter:
+// an exception, or (a change no count can see) every record exactly once;
+// never a write outside the output.
+TEST(KeysDense, ViewKeyChangesNeverLosesSilently) {
+  const i64 n = 60000;
+  for (const int K : {5, 3000, 70000}) {
+    const Wide w(n, 0, K, 99u, false);
+    const Rec<int> s{-9, -9};
+    const auto all = filled<Rec<int>>(n + kPadDense, s);
+    const auto out = Kokkos::subview(all, std::make_pair(i64(0), n));
+    const ShiftingKey key{n, 0, K - 1, Kokkos::View<i64, TestMem>("calls")};
+    bool threw = false;
+    try {
+      sieve::keys::scatter_dense(TestExec{}, sieve::keys::keyed(deviceOf(w.in), key), 0, K - 1,
+                                 out);
+    } catch (const std::invalid_argument&) {
+      threw = true;
+    }
+    const auto h = toHost(all);
+    for (std::size_t i = static_cast<std::size_t>(n); i < h.size(); ++i) ASSERT_EQ(h[i], s) << K;
+    if (!threw) {
+      std::vector<int> seen(static_cast<std::size_t>(n), 0);
+      for (i64 p = 0; p < n; ++p) {
+        const auto r = h[static_cast<std::size_t>(p)].rec;
+        ASSERT_TRUE(r >= 0 && r < n) << "slot " << p << " not written, K = " << K;
+        ++seen[static_cast<std::size_t>(r)];
+      }
+      for (const int c : seen) ASSERT_EQ(c, 1) << K;
+    }
+    EXPECT_TRUE(threw) << "K = " << K << ": a third of the keys moved, unreported";
+  }
+}
+
+// Past 32 MiB of output with more than 2^11 keys the native faces run the
+// scatter (OpenMP: denseScatterHost's two passes); every face must give the
+// reference's bytes: blocking, range computed, and on a workspace, into an
+// output 3 elements past a line boundary; a key outside the range throws
+// (blocking) or is surfaced by check() (workspace) with nothing written.
+TEST(KeysDense, LargeOutputs) {
+  const i64 n = (i64(1) << 22) + 5; // 8-byte records: just past 32 MiB
+  const int K = 70000;
+  std::vector<Rec<int>> in(static_cast<std::size_t>(n));
+  std::uint64_t x = 12345;
+  for (i64 i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    in[static_cast<std::size_t>(i)] =
+        Rec<int>{static_cast<int>((x >> 33) % K) - 7, static_cast<std::int32_t>(i)};
+  }
+  // The reference: a sequential counting sort (stable).
+  const std::vector<i64> refOff = denseOffsets(in, -7, K - 8);
+  std::vector<Rec<int>> ref(in.size());
+  {
+    std::vector<i64> cur(refOff.begin(), refOff.end() - 1);
+    for (const auto& e : in)
+      ref[static_cast<std::size_t>(cur[static_cast<std::size_t>(e.k + 7)]++)] = e;
+  }
+  const auto d = deviceOf(in);
+  const Rec<int> s{-5, -5};
+  const auto all = filled<Rec<int>>(static_cast<std::size_t>(n + 3 + kPadDense), s);
+  const auto out = Kokkos::subview(all, std::make_pair(i64(3), n + 3));
+  const auto guardsIntact = [&] {
+    const auto h = toHost(all);
+    for (std::size_t i = 0; i < 3; ++i)
+      if (!(h[i] == s)) return false;
+    for (std::size_t i = static_cast<std::size_t>(n + 3); i < h.size(); ++i)
+      if (!(h[i] == s)) return false;
+    return true;
+  };
+  {
+    const ToolsLog tools;
+    const auto keys = sieve::keys::scatter_dense(TestExec{}, d, -7, K - 8, out);
+    EXPECT_EQ(toHost(out), ref);
+    EXPECT_EQ(offsetsOf(keys), refOff);
+    EXPECT_TRUE(guardsIntact());
+#if defined(SIEVE_TEST_OPENMP)
+    EXPECT_TRUE(ToolsLog::has("region sieve::keys::scatter_dense[openmp]")) << ToolsLog::dump();
+#endif
+  }
+  Kokkos::deep_copy(all, s);
+  {
+    const auto keys = sieve::keys::scatter_dense(TestExec{}, d, out); // range computed
+    EXPECT_EQ(keys.min_key(), -7);
+    EXPECT_EQ(toHost(out), ref);
+    EXPECT_EQ(offsetsOf(keys), refOff);
+  }
+  Kokkos::deep_copy(all, s);
+  const TestExec exec;
+  const sieve::keys::DenseWorkspace<int, TestExec> ws(exec, n, -7, K - 8);
+  {
+    const auto keys = sieve::keys::scatter_dense(exec, d, out, ws);
+    exec.fence();
+    EXPECT_NO_THROW(keys.check("test"));
+    EXPECT_EQ(toHost(out), ref);
+    EXPECT_EQ(offsetsOf(keys), refOff);
+    EXPECT_TRUE(guardsIntact());
+  }
+  // One key past the range: nothing written, every key empty.
+  Kokkos::deep_copy(all, s);
+  in[static_cast<std::size_t>(n / 3)].k = K - 7;
+  const auto bad = deviceOf(in);
+  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, bad, -7, K - 8, out), std::invalid_argument);
+  EXPECT_TRUE(guardsIntact());
+  {
+    const auto keys = sieve::keys::scatter_dense(exec, bad, out, ws);
+    exec.fence();
+    EXPECT_THROW(keys.check("test"), std::invalid_argument);
+    for (const i64 o : toHost(ws.offsets())) ASSERT_EQ(o, 0);
+  }
+  for (const auto& e : toHost(all)) ASSERT_EQ(e, s);
+}
+
+// scatter_sparse of keys whose span holds at most 2^23 keys, past 32 MiB of
+// output: the native faces take the dense scatter, then the keys present.
+// int64 keys far below zero, every third key of the span absent; the
+// reference is std::stable_sort and the distinct keys of a sequential pass.
+TEST(KeysSparse, LargeOutputsOfANarrowSpan) {
+  using K64 = std::int64_t;
+  const i64 n = (i64(1) << 21) + 7; // 16-byte records: just past 32 MiB
+  const K64 base = -(K64(1) << 40);
+  std::vector<Rec<K64>> in(static_cast<std::size_t>(n));
+  std::uint64_t x = 777;
+  for (i64 i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const K64 k = static_cast<K64>((x >> 33) % 300000);
+    in[static_cast<std::size_t>(i)] =
+        Rec<K64>{base + (k % 3 == 1 ? k - 1 : k), static_cast<std::int32_t>(i)};
+  }
+  const auto ref = stableByKey(in, [](const Rec<K64>& e) { return e.k; });
+  std::vector<K64> refKeys;
+  std::vector<i64> refOff;
+  for (i64 p = 0; p < n; ++p)
+    if (p == 0 || ref[static_cast<std::size_t>(p)].k != ref[static_cast<std::size_t>(p - 1)].k) {
+      refKeys.push_back(ref[static_cast<std::size_t>(p)].k);
+      refOff.push_back(p);
+    }
+  refOff.push_back(n);
+  DView<Rec<K64>> out("out", static_cast<std::size_t>(n));
+  const ToolsLog tools;
+  const auto keys = sieve::keys::scatter_sparse(TestExec{}, deviceOf(in), out);
+  EXPECT_EQ(keys.num_keys(), static_cast<i64>(refKeys.size()));
+  EXPECT_EQ(keys.num_elements(), n);
+  EXPECT_EQ(toHost(keys.keys()), refKeys);
+  EXPECT_EQ(offsetsOf(keys), refOff);
+  EXPECT_EQ(toHost(out), ref);
+#if defined(SIEVE_TEST_OPENMP)
+  EXPECT_TRUE(ToolsLog::has("region sieve::keys::scatter_sparse[openmp]")) << ToolsLog::dump();
+#endif
 }

@@ -37,6 +37,7 @@
 // buffers and cursors) and the team 2 x threads^2 x 256 counters.
 #include <sieve/core/radix.hpp>
 #include <sieve/core/validate.hpp>
+#include <sieve/native/host/lines.hpp>
 #include <sieve/native/host/radix.hpp>
 #include <sieve/native/host/team.hpp>
 
@@ -46,10 +47,6 @@
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace sieve {
 namespace Impl {
@@ -78,27 +75,6 @@ struct alignas(64) RadixWork {
   Idx hist[kBuckets];            // the chunk's histogram of the first pass's digit
   std::uint64_t keyOr, keyAnd;   // of the chunk's keys
 };
-
-template <bool Stream>
-inline void storeLine(void* dst, const void* src) {
-#if defined(__SSE2__)
-  if constexpr (Stream) {
-    const auto* s = static_cast<const __m128i*>(src);
-    auto* d = static_cast<__m128i*>(dst);
-    _mm_stream_si128(d, _mm_load_si128(s));
-    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
-    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
-    _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
-    return;
-  }
-#endif
-  std::memcpy(dst, src, 64);
-}
-
-template <class T>
-inline int linePhase(const T* p) {
-  return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) % 64 / sizeof(T));
-}
 
 /// Count the digit at `shift` of keys[a, b) into cnt (four interleaved
 /// tables: repeated digits do not chain on one counter); with `BitsOf`, also
@@ -274,9 +250,7 @@ SIEVE_RADIX_NOINLINE void scatterPass(
     if ((c & (kBlock - 1)) == kBlock - 1) flushBucket<Stream, Last>(o, v, c);
   }
   flushTails<Last>(o);
-#if defined(__SSE2__)
-  if constexpr (Stream) _mm_sfence();
-#endif
+  if constexpr (Stream) storeFence();
 }
 
 template <class Idx, bool First, bool Last>

@@ -32,9 +32,9 @@ struct Faces<Face::Cuda> {
     // the library cannot compile ahead): findall's predicate form fills its
     // mask with a Kokkos kernel, then selects.
     if (p == Primitive::SelectFilled) return false;
-    // The CUDA radix order (onesweep) is owed: the keys' sorts take the
-    // portable face there.
-    if (p == Primitive::RadixOrder) return false;
+    // The CUDA radix order (onesweep) and counting scatter are owed: the
+    // keys' sorts take the portable face there.
+    if (p == Primitive::RadixOrder || p == Primitive::DenseScatter) return false;
 #if defined(__CUDACC__)
     return true;
 #else

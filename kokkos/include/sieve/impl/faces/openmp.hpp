@@ -12,6 +12,7 @@
 #include <sieve/native/host/radix.hpp>
 #include <sieve/native/host/reorder.hpp>
 #include <sieve/native/host/scan.hpp>
+#include <sieve/native/host/scatter.hpp>
 #include <sieve/native/host/select.hpp>
 
 namespace sieve {
@@ -72,6 +73,19 @@ struct Faces<Face::OpenMP> {
                          std::size_t scratchBytes) {
     const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
     radixOrderHost(team(exec), keys, n, bits, order, scratch, scratchBytes);
+  }
+
+  /// The stable counting scatter of n records (recOf(i)) by a dense digit
+  /// in [0, buckets) (core/radix.hpp, denseScatterPlan) on the instance's
+  /// threads: out in digit order, offsets[0 .. buckets]; records outside
+  /// counted (nothing written), a digit that changed between reads counted.
+  template <class Rec, class RecOf, class DigitOf>
+  static DenseScatterHostResult denseScatter(const Kokkos::OpenMP& exec, const Names& names,
+                                             const RecOf& recOf, std::int64_t n,
+                                             const DigitOf& digitOf, std::int64_t buckets,
+                                             Rec* out, std::int64_t* offsets) {
+    const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
+    return denseScatterHost(team(exec), recOf, n, digitOf, buckets, out, offsets);
   }
 
   /// Seeded: the fold starts from `init`; unseeded (inclusive only), from

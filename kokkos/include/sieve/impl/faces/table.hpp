@@ -28,14 +28,25 @@ inline const char* faceName(Face f) {
 /// The primitives a face may or may not provide natively. Select: one
 /// selection of core/select.hpp (findall's mask forms); SelectFilled: the
 /// same with its mask bytes from a callback (findall's predicate form, fused).
-/// On the portable face Select and RadixOrder are findall's and keys' own
+/// On the portable face Select, RadixOrder and DenseScatter are findall's and keys' own
 /// generic kernels (impl/findall/run.hpp, impl/keys/scatter.hpp: any mask,
 /// item or key source): the table's members are the native faces'.
 /// RadixOrder: the stable order of 64-bit keys (core/radix.hpp; the keys'
-/// sparse sort). Capture: a replay of a call sequence recorded once and
-/// launched as one (a CUDA graph); faces without it replay the calls every
-/// time.
-enum class Primitive { Compact, Reorder, Restore, Scan, Select, SelectFilled, RadixOrder, Capture };
+/// sparse sort). DenseScatter: the stable counting scatter of records by a
+/// dense digit (core/radix.hpp, denseScatterPlan; keys::scatter_dense). Capture: a replay of a call
+/// sequence recorded once and launched as one (a CUDA graph); faces without it replay the calls
+/// every time.
+enum class Primitive {
+  Compact,
+  Reorder,
+  Restore,
+  Scan,
+  Select,
+  SelectFilled,
+  RadixOrder,
+  DenseScatter,
+  Capture
+};
 
 /// The per-face table; every specialisation says which primitives it has
 /// (`has(p)`) and implements those.

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve host tests — denseScatterHost (keys::scatter_dense's OpenMP twin)
+// against a plain sequential counting sort: records of 4, 8, 12, 16 and 32
+// bytes, bucket counts on the one-pass / two-pass edges (1, 2, 2048, 2049,
+// 2^16, 2^23) and skewed keys (every record in one run), sizes on the line
+// and team edges, teams of 1 .. 4 threads giving the same bytes, every
+// placement of the output within a cache line, guard bytes on both sides of
+// out and offsets, a digit outside the buckets (nothing written), a digit
+// that changes between the reads (counted, nothing written outside out),
+// and the argument checks.
+#include <sieve/core/radix.hpp>
+#include <sieve/native/host/scatter.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using i64 = std::int64_t;
+using u64 = std::uint64_t;
+
+constexpr unsigned char kGuard = 0xA5;
+constexpr std::size_t kGuardBytes = 256;
+
+/// A record of `W` 32-bit words: word 0 the key, word 1 the input position.
+template <int W>
+struct Rec {
+  std::uint32_t w[W];
+};
+template <int W>
+struct DigitOf {
+  u64 operator()(const Rec<W>& r) const { return r.w[0]; }
+};
+
+/// The records of an input array, as the scatter reads them.
+template <class R>
+struct RecordsOf {
+  const R* in;
+  R operator()(i64 i) const { return in[i]; }
+};
+template <class R>
+RecordsOf<R> recordsOf(const R* in) {
+  return RecordsOf<R>{in};
+}
+template <class R>
+RecordsOf<R> recordsOf(const std::vector<R>& in) {
+  return RecordsOf<R>{in.data()};
+}
+
+/// `bytes` bytes `shift` bytes past a 64-byte boundary, guarded both sides.
+class Fenced {
+ public:
+  Fenced(std::size_t bytes, std::size_t shift)
+      : bytes_(bytes), raw_(bytes + 2 * kGuardBytes + 128) {
+    std::memset(raw_.data(), kGuard, raw_.size());
+    const auto addr = reinterpret_cast<std::uintptr_t>(raw_.data());
+    begin_ = static_cast<std::size_t>((64 - addr % 64) % 64) + kGuardBytes + shift;
+    std::memset(raw_.data() + begin_, 0x5A, bytes_);
+  }
+  unsigned char* data() { return raw_.data() + begin_; }
+  bool guardsIntact() const {
+    for (std::size_t i = 0; i < raw_.size(); ++i)
+      if ((i < begin_ || i >= begin_ + bytes_) && raw_[i] != kGuard) return false;
+    return true;
+  }
+  bool untouched() const {
+    for (std::size_t i = begin_; i < begin_ + bytes_; ++i)
+      if (raw_[i] != 0x5A) return false;
+    return guardsIntact();
+  }
+
+ private:
+  std::size_t bytes_, begin_ = 0;
+  std::vector<unsigned char> raw_;
+};
+
+template <int W>
+std::vector<Rec<W>> makeRecords(i64 n, i64 K, unsigned seed, bool skew = false) {
+  std::mt19937_64 g(seed);
+  std::vector<Rec<W>> v(static_cast<std::size_t>(n));
+  for (i64 i = 0; i < n; ++i) {
+    Rec<W>& r = v[static_cast<std::size_t>(i)];
+    for (int j = 0; j < W; ++j) r.w[j] = static_cast<std::uint32_t>(g());
+    // skew: 15 of 16 records in the top key (one high run holds them all).
+    r.w[0] = static_cast<std::uint32_t>(skew && g() % 16 != 0 ? K - 1 : g() % static_cast<u64>(K));
+    if (W > 1) r.w[1] = static_cast<std::uint32_t>(i);
+  }
+  return v;
+}
+
+/// The independent reference: a sequential counting sort (stable).
+template <int W>
+void reference(const std::vector<Rec<W>>& in, i64 K, std::vector<Rec<W>>& out,
+               std::vector<i64>& off) {
+  off.assign(static_cast<std::size_t>(K + 1), 0);
+  for (const auto& r : in) ++off[r.w[0] + 1];
+  for (i64 k = 0; k < K; ++k)
+    off[static_cast<std::size_t>(k + 1)] += off[static_cast<std::size_t>(k)];
+  std::vector<i64> cur(off.begin(), off.end() - 1);
+  out.resize(in.size());
+  for (const auto& r : in) out[static_cast<std::size_t>(cur[r.w[0]]++)] = r;
+}
+
+/// Every team of 1 .. 4 threads and output shifts within a line against the reference.
+template <int W>
+void expectScatter(i64 n, i64 K, unsigned seed, bool skew = false) {
+  const auto in = makeRecords<W>(n, K, seed, skew);
+  std::vector<Rec<W>> ref;
+  std::vector<i64> refOff;
+  reference(in, K, ref, refOff);
+  const std::size_t bytes = in.size() * sizeof(Rec<W>);
+  for (int threads : {1, 2, 3, 4}) {
+    for (std::size_t shift : {std::size_t(0), sizeof(Rec<W>), std::size_t(3) * sizeof(Rec<W>)}) {
+      Fenced out(bytes, shift), off(static_cast<std::size_t>(K + 1) * 8, 0);
+      const auto r = sieve::denseScatterHost(sieve::HostTeam{threads}, recordsOf(in), n,
+                                             DigitOf<W>{}, K, reinterpret_cast<Rec<W>*>(out.data()),
+                                             reinterpret_cast<i64*>(off.data()));
+      const std::string what = "n = " + std::to_string(n) + ", K = " + std::to_string(K) +
+                               ", record " + std::to_string(sizeof(Rec<W>)) + " B, threads " +
+                               std::to_string(threads) + ", shift " + std::to_string(shift);
+      EXPECT_EQ(r.outside, 0) << what;
+      EXPECT_EQ(r.changed, 0) << what;
+      ASSERT_TRUE(out.guardsIntact()) << "bytes around out written: " << what;
+      ASSERT_TRUE(off.guardsIntact()) << "bytes around offsets written: " << what;
+      ASSERT_TRUE(n == 0 || std::memcmp(out.data(), ref.data(), bytes) == 0) << what;
+      ASSERT_EQ(std::memcmp(off.data(), refOff.data(), refOff.size() * 8), 0) << what;
+    }
+  }
+}
+
+const i64 kBuckets[] = {1, 2, 3, 255, 256, 2048, 2049, 4097, i64(1) << 16, 100003};
+
+} // namespace
+
+TEST(HostDenseScatter, MatchesTheSequentialCountingSort) {
+  for (i64 K : kBuckets)
+    for (i64 n : {i64(0), i64(1), i64(7), i64(64), i64(1000), i64(40001)})
+      expectScatter<2>(n, K, 11u + static_cast<unsigned>(K + n));
+  expectScatter<2>(i64(1) << 20, 1024, 5u);
+  expectScatter<2>(i64(1) << 20, i64(1) << 16, 6u);
+}
+
+TEST(HostDenseScatter, RecordSizes) {
+  for (i64 K : {i64(5), i64(2048), i64(70000)}) {
+    expectScatter<1>(50001, K, 21u);
+    expectScatter<3>(50001, K, 22u);
+    expectScatter<4>(50001, K, 23u);
+    expectScatter<8>(50001, K, 24u);
+  }
+}
+
+TEST(HostDenseScatter, SkewedAndLargestRange) {
+  for (i64 K : {i64(2), i64(2048), i64(4096), i64(1) << 16}) expectScatter<2>(100000, K, 31u, true);
+  // The largest range: 2^23 buckets (11 + 12 bits), most of them empty.
+  expectScatter<2>(200000, i64(1) << 23, 32u);
+  const auto plan = sieve::Impl::denseScatterPlan(i64(1) << 23);
+  EXPECT_TRUE(plan.ok);
+  EXPECT_EQ(plan.highBits + plan.lowBits, 23);
+  EXPECT_FALSE(sieve::Impl::denseScatterPlan((i64(1) << 23) + 1).ok);
+  EXPECT_EQ(sieve::Impl::denseScatterPlan(2048).lowBits, 0);
+  EXPECT_GT(sieve::Impl::denseScatterPlan(2049).lowBits, 0);
+}
+
+TEST(HostDenseScatter, OutsideDigitWritesNothing) {
+  for (i64 K : {i64(10), i64(5000)}) {
+    for (int threads : {1, 3}) {
+      auto in = makeRecords<2>(60000, K, 41u);
+      in[777].w[0] = static_cast<std::uint32_t>(K);
+      in[59999].w[0] = 0xFFFFFFFFu;
+      Fenced out(in.size() * 8, 8), off(static_cast<std::size_t>(K + 1) * 8, 0);
+      const auto r = sieve::denseScatterHost(sieve::HostTeam{threads}, recordsOf(in), 60000,
+                                             DigitOf<2>{}, K, reinterpret_cast<Rec<2>*>(out.data()),
+                                             reinterpret_cast<i64*>(off.data()));
+      EXPECT_EQ(r.outside, 2);
+      EXPECT_TRUE(out.untouched()) << "K = " << K << ", threads " << threads;
+      EXPECT_TRUE(off.untouched()) << "K = " << K << ", threads " << threads;
+    }
+  }
+}
+
+TEST(HostDenseScatter, ChangingDigitIsCountedAndStaysInside) {
+  // After the first read, every third record answers another digit.
+  int reported = 0;
+  for (i64 K : {i64(7), i64(300), i64(5000), i64(1) << 16}) {
+    for (int threads : {1, 2, 4}) {
+      const i64 n = 100000;
+      std::vector<Rec<2>> in(static_cast<std::size_t>(n));
+      for (i64 i = 0; i < n; ++i)
+        in[static_cast<std::size_t>(i)] =
+            Rec<2>{{static_cast<std::uint32_t>(i * 7919 % K), static_cast<std::uint32_t>(i)}};
+      std::atomic<i64> calls{0};
+      const auto digit = [&](const Rec<2>& r) -> u64 {
+        const i64 c = calls.fetch_add(1, std::memory_order_relaxed);
+        if (c >= n && r.w[1] % 3 == 0)
+          return (r.w[0] + 1 + (static_cast<u64>(c) * 2654435761u >> 7) % 5) % K;
+        return r.w[0];
+      };
+      Fenced out(static_cast<std::size_t>(n) * 8, 8), off(static_cast<std::size_t>(K + 1) * 8, 0);
+      const auto r = sieve::denseScatterHost(sieve::HostTeam{threads}, recordsOf(in), n, digit, K,
+                                             reinterpret_cast<Rec<2>*>(out.data()),
+                                             reinterpret_cast<i64*>(off.data()));
+      EXPECT_EQ(r.outside, 0);
+      EXPECT_TRUE(out.guardsIntact()) << "K = " << K << ", threads " << threads;
+      EXPECT_TRUE(off.guardsIntact()) << "K = " << K << ", threads " << threads;
+      // Unless the change is reported, no record is lost: out holds every
+      // input record once (a change that keeps every bucket's count only
+      // moves records between equal-sized slots).
+      if (r.changed == 0) {
+        std::vector<int> seen(static_cast<std::size_t>(n), 0);
+        const auto* o = reinterpret_cast<const Rec<2>*>(out.data());
+        for (i64 p = 0; p < n; ++p) ++seen[o[p].w[1] % static_cast<std::uint32_t>(n)];
+        for (i64 i = 0; i < n; ++i) ASSERT_EQ(seen[static_cast<std::size_t>(i)], 1) << i;
+      } else {
+        ++reported;
+      }
+    }
+  }
+  EXPECT_GT(reported, 8); // most changes move a bucket's count: reported
+}
+
+TEST(HostDenseScatter, ArgumentChecks) {
+  std::vector<Rec<2>> in(4, Rec<2>{{0, 0}}), out(4);
+  std::vector<i64> off(8, -1);
+  const auto call = [&](const Rec<2>* i, i64 n, i64 K, Rec<2>* o, i64* f) {
+    return sieve::denseScatterHost(sieve::HostTeam{2}, recordsOf(i), n, DigitOf<2>{}, K, o, f);
+  };
+  const auto throwsNaming = [&](auto&& f, const char* word) {
+    try {
+      f();
+      ADD_FAILURE() << "no exception (" << word << ")";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("sieve::denseScatterHost"), std::string::npos);
+    }
+  };
+  throwsNaming([&] { call(in.data(), -1, 4, out.data(), off.data()); }, "n = -1");
+  throwsNaming([&] { call(in.data(), 4, 0, out.data(), off.data()); }, "buckets = 0");
+  throwsNaming([&] { call(in.data(), 4, (i64(1) << 23) + 1, out.data(), off.data()); }, "buckets");
+  throwsNaming([&] { call(in.data(), 4, 4, nullptr, off.data()); }, "null");
+  throwsNaming([&] { call(in.data(), 4, 4, out.data(), nullptr); }, "null");
+  for (i64 v : off) EXPECT_EQ(v, -1);
+  // n = 0: only the offsets, all 0.
+  const auto r = call(nullptr, 0, 4, nullptr, off.data());
+  EXPECT_EQ(r.outside + r.changed, 0);
+  for (int k = 0; k <= 4; ++k) EXPECT_EQ(off[static_cast<std::size_t>(k)], 0);
+}
+
+// sort_permutation's shape: the records are the indices themselves (int64 or
+// int32, made by recOf, not read), the digit read through them.
+TEST(HostDenseScatter, IndicesByKey) {
+  for (i64 K : {i64(9), i64(3000), i64(1) << 17}) {
+    for (int threads : {1, 2, 4}) {
+      const i64 n = 90001;
+      std::mt19937_64 g(static_cast<unsigned>(K));
+      std::vector<std::uint32_t> key(static_cast<std::size_t>(n));
+      for (auto& k : key) k = static_cast<std::uint32_t>(g() % static_cast<u64>(K));
+      std::vector<i64> ref(static_cast<std::size_t>(n)), refOff(static_cast<std::size_t>(K + 1), 0);
+      for (const auto k : key) ++refOff[k + 1];
+      for (i64 k = 0; k < K; ++k)
+        refOff[static_cast<std::size_t>(k + 1)] += refOff[static_cast<std::size_t>(k)];
+      std::vector<i64> cur(refOff.begin(), refOff.end() - 1);
+      for (i64 i = 0; i < n; ++i)
+        ref[static_cast<std::size_t>(cur[key[static_cast<std::size_t>(i)]]++)] = i;
+      std::vector<i64> p64(static_cast<std::size_t>(n)), off(static_cast<std::size_t>(K + 1));
+      std::vector<std::int32_t> p32(static_cast<std::size_t>(n));
+      const auto d64 = [&](const i64 i) { return u64(key[static_cast<std::size_t>(i)]); };
+      const auto d32 = [&](const std::int32_t i) { return u64(key[static_cast<std::size_t>(i)]); };
+      auto r = sieve::denseScatterHost(
+          sieve::HostTeam{threads}, [](i64 i) { return i; }, n, d64, K, p64.data(), off.data());
+      EXPECT_EQ(r.outside + r.changed, 0);
+      EXPECT_EQ(p64, ref) << "K = " << K << ", threads " << threads;
+      EXPECT_EQ(off, refOff);
+      r = sieve::denseScatterHost(
+          sieve::HostTeam{threads}, [](i64 i) { return static_cast<std::int32_t>(i); }, n, d32, K,
+          p32.data(), off.data());
+      EXPECT_EQ(r.outside + r.changed, 0);
+      EXPECT_EQ(std::vector<i64>(p32.begin(), p32.end()), ref) << "K = " << K;
+      EXPECT_EQ(off, refOff);
+    }
+  }
+}
