@@ -326,17 +326,13 @@ Result scatterDenseAsync(const sieve::Impl::Names& names, const Exec& exec, cons
     if constexpr (kHost) {
       if (native) {
         // The native faces run on the host's threads, synchronously: the
-        // rejection word is set here (a device count outside [0, capacity]:
-        // -1; keys outside the range: their number), every key empty then.
-        sieve::Impl::fence(exec, "keys::scatter_dense: count ready");
-        i64 n = src.records(), status = 0;
-        if (live != nullptr) {
-          if (*live < 0 || *live > n) status = -1;
-          else n = *live;
-        }
+        // rejection word is set here (keys outside the range: their number),
+        // every key empty then. (Views only: no device count.)
+        sieve::Impl::fence(exec, "keys::scatter_dense: inputs ready");
+        const i64 n = src.records();
+        i64 status = 0;
         DenseScatterHostResult r;
-        if (status == 0 &&
-            nativeDense(names, exec, fn, dense, n, ws.num_keys(), ws.offsets().data(), r)) {
+        if (nativeDense(names, exec, fn, dense, n, ws.num_keys(), ws.offsets().data(), r)) {
           if (r.changed > 0) failKeyChanged(fn, r.changed);
           status = r.outside;
         }
