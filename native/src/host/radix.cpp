@@ -147,12 +147,6 @@ struct NextCount {
   }
 };
 
-#if defined(__GNUC__) || defined(__clang__)
-#define SIEVE_RADIX_NOINLINE __attribute__((noinline))
-#else
-#define SIEVE_RADIX_NOINLINE
-#endif
-
 /// One pass's output and its line buffers. Positions are virtual: a
 /// bucket's cursor c is its next destination plus `ph`, the slot of element
 /// 0 of the output planes within its cache line (the key and index planes of
@@ -176,7 +170,7 @@ struct PassOut {
 /// element from there. Keys are counted for the next pass as they go out.
 /// Off the hot loop (one call per kBlock keys).
 template <bool Stream, bool Last, class Idx, class Out>
-SIEVE_RADIX_NOINLINE void flushBucket(const PassOut<Idx, Out>& o, std::size_t v, std::int64_t c) {
+SIEVE_NOINLINE void flushBucket(const PassOut<Idx, Out>& o, std::size_t v, std::int64_t c) {
   const std::int64_t f = o.first[v], ph = o.ph, ls = c - (kBlock - 1);
   const std::uint64_t* kl = o.keyLines + v * kBlock;
   const Out* il = o.idxLines + v * kBlock;
@@ -228,10 +222,10 @@ void flushTails(const PassOut<Idx, Out>& o) {
 /// and start where key lines do, so a full index line always ends on a full
 /// key line: one rarely taken branch per key.
 template <class Idx, bool First, bool Last, bool Stream>
-SIEVE_RADIX_NOINLINE void scatterPass(
-    const PassOut<Idx, std::conditional_t<Last, std::int64_t, Idx>>& o,
-    const std::uint64_t* SIEVE_RESTRICT keysIn, const Idx* SIEVE_RESTRICT idxIn, std::int64_t a,
-    std::int64_t b, int shift) {
+SIEVE_NOINLINE void scatterPass(const PassOut<Idx, std::conditional_t<Last, std::int64_t, Idx>>& o,
+                                const std::uint64_t* SIEVE_RESTRICT keysIn,
+                                const Idx* SIEVE_RESTRICT idxIn, std::int64_t a, std::int64_t b,
+                                int shift) {
   using Out = std::conditional_t<Last, std::int64_t, Idx>;
   std::uint64_t* SIEVE_RESTRICT kl = o.keyLines;
   Out* SIEVE_RESTRICT il = o.idxLines;
@@ -411,8 +405,6 @@ bool radixRun(const HostTeam& team, const std::uint64_t* keys, std::int64_t n, i
   runTeam(threads, [&](const TeamCtx& t) { radixTeamBody<Idx>(t, r); });
   return !r.badKey;
 }
-
-#undef SIEVE_RADIX_NOINLINE
 
 } // namespace
 } // namespace Impl

@@ -18,8 +18,11 @@
 #define SIEVE_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SIEVE_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SIEVE_RESTRICT __restrict__
+/// Keeps a rarely taken branch's body (a buffer flush) out of a hot loop.
+#define SIEVE_NOINLINE __attribute__((noinline))
 #else
 #define SIEVE_LIKELY(x) (x)
 #define SIEVE_UNLIKELY(x) (x)
 #define SIEVE_RESTRICT
+#define SIEVE_NOINLINE
 #endif

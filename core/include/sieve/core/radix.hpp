@@ -82,8 +82,8 @@ SIEVE_INLINE constexpr DenseScatterPlan denseScatterPlan(std::int64_t buckets) {
 /// slower (the portable scatter stays in cache).
 SIEVE_INLINE constexpr bool denseScatterNativePays(std::int64_t buckets, std::int64_t records,
                                                    std::int64_t recordBytes) {
-  return denseScatterPlan(buckets).ok && denseScatterPlan(buckets).lowBits > 0 &&
-         records * recordBytes >= (std::int64_t(32) << 20);
+  const DenseScatterPlan plan = denseScatterPlan(buckets);
+  return plan.ok && plan.lowBits > 0 && records * recordBytes >= (std::int64_t(32) << 20);
 }
 
 } // namespace Impl

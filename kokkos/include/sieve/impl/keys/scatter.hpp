@@ -328,7 +328,6 @@ Result scatterDenseAsync(const sieve::Impl::Names& names, const Exec& exec, cons
         // The native faces run on the host's threads, synchronously: the
         // rejection word is set here (keys outside the range: their number),
         // every key empty then. (Views only: no device count.)
-        sieve::Impl::fence(exec, "keys::scatter_dense: inputs ready");
         const i64 n = src.records();
         i64 status = 0;
         DenseScatterHostResult r;

@@ -46,12 +46,6 @@ struct DenseScatterHostResult {
 namespace Impl {
 namespace DenseHost {
 
-#if defined(__GNUC__) || defined(__clang__)
-#define SIEVE_NOINLINE_HOST __attribute__((noinline))
-#else
-#define SIEVE_NOINLINE_HOST
-#endif
-
 /// Below this many records per thread a thread is not worth its start.
 inline constexpr std::int64_t kMinPerThread = std::int64_t(1) << 14;
 /// From this many output bytes the scatter streams (non-temporal) lines.
@@ -113,7 +107,7 @@ struct LineScatter {
   /// the thread's, else record by record within [first, end) (a key functor
   /// that answered differently may overrun a bucket: counted, not written).
   template <bool Stream>
-  SIEVE_NOINLINE_HOST void flush(std::int64_t v, std::int64_t c) {
+  SIEVE_NOINLINE void flush(std::int64_t v, std::int64_t c) {
     const std::int64_t ls = c - (B - 1);
     const Rec* l = lines(v);
     if (SIEVE_LIKELY(ls >= first[v] && c < end[v])) {
