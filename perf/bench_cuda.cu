@@ -3,20 +3,29 @@
 // (with a counting iterator for the indices), selectDevice (sieve::findall's
 // write: int64 indices, 8-byte values) against the same CUB call (a counting
 // iterator, the values array), cuda::Scan (int32, int64) against
-// cub::DeviceScan, and a 4-plane reorderDevice, each beside a device-to-device
-// copy of the same bytes (the bandwidth limit), in the same run.
+// cub::DeviceScan, a 4-plane reorderDevice, and cuda::DenseScatter (8-byte
+// records by a dense 32-bit bucket) against cub::DeviceRadixSort::SortPairs
+// (the bucket as a 32-bit key over its significant bits, the record's other
+// 4 bytes as the value), and radixOrderDevice (the stable order of 64-bit
+// keys: keys::scatter_sparse's sort) against SortPairs of the same keys with
+// their uint32 indices, each beside a device-to-device copy of the same
+// bytes (the bandwidth limit), in the same run.
 //
 //   sieve_bench_cuda [--reps R] [--max-log2n N]
 #include <sieve/native/cuda/compact.hpp>
+#include <sieve/native/cuda/radix.hpp>
 #include <sieve/native/cuda/reorder.hpp>
 #include <sieve/native/cuda/scan.cuh>
+#include <sieve/native/cuda/scatter.cuh>
 #include <sieve/native/cuda/select.hpp>
 
 #include <thrust/iterator/counting_iterator.h>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -72,6 +81,18 @@ void table(const std::string& title, std::vector<Row>& rows, int reps, Timer& t,
   std::printf("\n");
   std::fflush(stdout);
 }
+
+/// An 8-byte record of the dense scatter: its bucket and a payload.
+struct Rec8 {
+  std::uint32_t bucket, id;
+};
+struct Rec8Reader {
+  const Rec8* p;
+  __device__ Rec8 operator()(std::int64_t i) const { return p[i]; }
+};
+struct Rec8Bucket {
+  __device__ std::uint32_t operator()(const Rec8& r) const { return r.bucket; }
+};
 
 void* deviceAlloc(std::size_t bytes) {
   void* p = nullptr;
@@ -305,6 +326,152 @@ int main(int argc, char* argv[]) {
     cudaFree(words);
     cudaFree(moveSrc);
     cudaFree(moveDst);
+  }
+  {
+    // The dense scatter at 2^24 records of 8 bytes, 2^10 and 2^16 buckets
+    // (one and two passes), random buckets. CUB sorts the same buckets (keys)
+    // and payloads (values) over the buckets' bits; the copy moves the
+    // records once (16 bytes a record read and written).
+    const std::int64_t n = std::int64_t(1) << std::min(24, maxLog2);
+    auto* recs = static_cast<Rec8*>(deviceAlloc(n * 8));
+    auto* out = static_cast<Rec8*>(deviceAlloc(n * 8));
+    auto* keysIn = static_cast<std::uint32_t*>(deviceAlloc(n * 4));
+    auto* valsIn = static_cast<std::uint32_t*>(deviceAlloc(n * 4));
+    auto* keysOut = static_cast<std::uint32_t*>(deviceAlloc(n * 4));
+    auto* valsOut = static_cast<std::uint32_t*>(deviceAlloc(n * 4));
+    auto* status = static_cast<std::int64_t*>(deviceAlloc(16));
+    for (const int bits : {10, 16}) {
+      const std::int64_t buckets = std::int64_t(1) << bits;
+      std::vector<Rec8> h(static_cast<std::size_t>(n));
+      std::vector<std::uint32_t> hk(h.size()), hv(h.size());
+      std::mt19937_64 g(11 + bits);
+      for (std::size_t i = 0; i < h.size(); ++i) {
+        h[i] = Rec8{static_cast<std::uint32_t>(g() % buckets), static_cast<std::uint32_t>(i)};
+        hk[i] = h[i].bucket;
+        hv[i] = h[i].id;
+      }
+      SIEVE_CUDA_CHECK(cudaMemcpy(recs, h.data(), n * 8, cudaMemcpyHostToDevice));
+      SIEVE_CUDA_CHECK(cudaMemcpy(keysIn, hk.data(), n * 4, cudaMemcpyHostToDevice));
+      SIEVE_CUDA_CHECK(cudaMemcpy(valsIn, hv.data(), n * 4, cudaMemcpyHostToDevice));
+      auto* offsets = static_cast<std::int64_t*>(deviceAlloc((buckets + 1) * 8));
+      const std::size_t scratchBytes = sieve::cuda::DenseScatter::scratchBytes(n, buckets, 8);
+      void* denseScratch = deviceAlloc(scratchBytes);
+      std::size_t sortBytes = 0;
+      SIEVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, keysIn, keysOut, valsIn,
+                                                       valsOut, static_cast<int>(n), 0, bits));
+      void* sortTemp = deviceAlloc(sortBytes);
+      char title[64];
+      std::snprintf(title, sizeof title, "scatter_dense 2^%d keys 2^%d", bits,
+                    static_cast<int>(std::log2(static_cast<double>(n))));
+      const double bytes = 16.0 * n;
+      std::vector<Row> rows{
+          {"D2D copy 8n bytes",
+           [&] { SIEVE_CUDA_CHECK(cudaMemcpyAsync(out, recs, n * 8, cudaMemcpyDeviceToDevice)); },
+           bytes},
+          {"cub::DeviceRadixSort::SortPairs",
+           [&] {
+             std::size_t tb = sortBytes;
+             SIEVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+                 sortTemp, tb, keysIn, keysOut, valsIn, valsOut, static_cast<int>(n), 0, bits));
+           },
+           bytes},
+          {"sieve cuda::DenseScatter",
+           [&] {
+             sieve::cuda::DenseScatter::enqueue(Rec8Reader{recs}, n, Rec8Bucket{}, buckets, out,
+                                                offsets, status, denseScratch, scratchBytes,
+                                                nullptr);
+           },
+           bytes}};
+      table(title, rows, reps, timer, "D2D copy 8n bytes", "cub::DeviceRadixSort::SortPairs");
+      // The two agree (CUB's sort is stable too): the check every GPU run makes.
+      std::vector<Rec8> got(h.size());
+      std::vector<std::uint32_t> gk(h.size()), gv(h.size());
+      std::int64_t st[2] = {-1, -1};
+      SIEVE_CUDA_CHECK(cudaMemcpy(got.data(), out, n * 8, cudaMemcpyDeviceToHost));
+      SIEVE_CUDA_CHECK(cudaMemcpy(gk.data(), keysOut, n * 4, cudaMemcpyDeviceToHost));
+      SIEVE_CUDA_CHECK(cudaMemcpy(gv.data(), valsOut, n * 4, cudaMemcpyDeviceToHost));
+      SIEVE_CUDA_CHECK(cudaMemcpy(st, status, sizeof st, cudaMemcpyDeviceToHost));
+      std::size_t bad = (st[0] != 0 || st[1] != 0) ? 1 : 0;
+      for (std::size_t i = 0; i < h.size(); ++i)
+        bad += got[i].bucket != gk[i] || got[i].id != gv[i];
+      std::printf("%-30s %-32s %s\n\n", title, "sieve == CUB (bytes)",
+                  bad == 0 ? "yes" : "NO: MISMATCH");
+      std::fflush(stdout);
+      if (bad != 0) return 1;
+      cudaFree(offsets);
+      cudaFree(denseScratch);
+      cudaFree(sortTemp);
+    }
+    for (void* p : {static_cast<void*>(recs), static_cast<void*>(out), static_cast<void*>(keysIn),
+                    static_cast<void*>(valsIn), static_cast<void*>(keysOut),
+                    static_cast<void*>(valsOut), static_cast<void*>(status)})
+      cudaFree(p);
+  }
+  {
+    // The radix order of 2^24 64-bit keys over 20 bits (3 passes) and 64 bits
+    // (8 passes), against CUB sorting the keys with their uint32 indices over
+    // the same bits; the copy moves the keys and the order (16 bytes a key).
+    const std::int64_t n = std::int64_t(1) << std::min(24, maxLog2);
+    auto* keys = static_cast<std::uint64_t*>(deviceAlloc(n * 8));
+    auto* order = static_cast<std::int64_t*>(deviceAlloc(n * 8));
+    auto* keysOut = static_cast<std::uint64_t*>(deviceAlloc(n * 8));
+    auto* idxIn = static_cast<std::uint32_t*>(deviceAlloc(n * 4));
+    auto* idxOut = static_cast<std::uint32_t*>(deviceAlloc(n * 4));
+    auto* status = static_cast<std::int64_t*>(deviceAlloc(16));
+    const std::size_t radixBytes = sieve::radix_order_device_scratch_bytes(n);
+    void* radixScratch = deviceAlloc(radixBytes);
+    std::vector<std::uint32_t> ids(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::uint32_t>(i);
+    SIEVE_CUDA_CHECK(cudaMemcpy(idxIn, ids.data(), n * 4, cudaMemcpyHostToDevice));
+    for (const int bits : {20, 64}) {
+      std::vector<std::uint64_t> h(static_cast<std::size_t>(n));
+      std::mt19937_64 g(5 + bits);
+      for (auto& k : h) k = bits == 64 ? g() : g() & ((std::uint64_t(1) << bits) - 1);
+      SIEVE_CUDA_CHECK(cudaMemcpy(keys, h.data(), n * 8, cudaMemcpyHostToDevice));
+      std::size_t sortBytes = 0;
+      SIEVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, keys, keysOut, idxIn,
+                                                       idxOut, static_cast<int>(n), 0, bits));
+      void* sortTemp = deviceAlloc(sortBytes);
+      char title[64];
+      std::snprintf(title, sizeof title, "radix order u64 %d bits 2^%d", bits,
+                    static_cast<int>(std::log2(static_cast<double>(n))));
+      const double bytes = 16.0 * n;
+      std::vector<Row> rows{
+          {"D2D copy 8n bytes",
+           [&] {
+             SIEVE_CUDA_CHECK(cudaMemcpyAsync(keysOut, keys, n * 8, cudaMemcpyDeviceToDevice));
+           },
+           bytes},
+          {"cub::DeviceRadixSort::SortPairs",
+           [&] {
+             std::size_t tb = sortBytes;
+             SIEVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+                 sortTemp, tb, keys, keysOut, idxIn, idxOut, static_cast<int>(n), 0, bits));
+           },
+           bytes},
+          {"sieve radixOrderDevice",
+           [&] {
+             sieve::radixOrderDevice(keys, n, bits, order, status, radixScratch, radixBytes,
+                                     nullptr);
+           },
+           bytes}};
+      table(title, rows, reps, timer, "D2D copy 8n bytes", "cub::DeviceRadixSort::SortPairs");
+      std::vector<std::int64_t> got(static_cast<std::size_t>(n));
+      std::vector<std::uint32_t> want(static_cast<std::size_t>(n));
+      SIEVE_CUDA_CHECK(cudaMemcpy(got.data(), order, n * 8, cudaMemcpyDeviceToHost));
+      SIEVE_CUDA_CHECK(cudaMemcpy(want.data(), idxOut, n * 4, cudaMemcpyDeviceToHost));
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) bad += got[i] != std::int64_t(want[i]);
+      std::printf("%-30s %-32s %s\n\n", title, "sieve == CUB (order)",
+                  bad == 0 ? "yes" : "NO: MISMATCH");
+      std::fflush(stdout);
+      if (bad != 0) return 1;
+      cudaFree(sortTemp);
+    }
+    for (void* p : {static_cast<void*>(keys), static_cast<void*>(order),
+                    static_cast<void*>(keysOut), static_cast<void*>(idxIn),
+                    static_cast<void*>(idxOut), static_cast<void*>(status), radixScratch})
+      cudaFree(p);
   }
   for (void* p :
        {static_cast<void*>(mask), static_cast<void*>(map), static_cast<void*>(count), scratch,

@@ -252,7 +252,7 @@ fi
   [ "${#rows[@]}" -gt 0 ] && printf '%s\n' "${rows[@]}"
   echo
   echo "benchmark (time / CUB's, time / a device-to-device copy of the same bytes):"
-  grep -E '^(case|compact|select|inclusive|reorder|-)' "$out/bench_cuda.txt" || cat "$out/bench_cuda.txt"
+  grep -E '^(case|compact|select|inclusive|reorder|scatter_dense|radix|-)' "$out/bench_cuda.txt" || cat "$out/bench_cuda.txt"
   echo
   echo "status: $status (0: all passed)"
 } | tee "$out/table.txt"

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -107,5 +108,17 @@ class DeviceBytes {
 };
 
 inline std::uint32_t word(const DeviceBytes& d) { return d.download<std::uint32_t>(1)[0]; }
+
+/// Expect `f()` to throw std::invalid_argument naming `fn` and `needle`.
+template <class F>
+void expectInvalidNaming(const std::string& fn, const std::string& needle, F&& f) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception; expected one naming " << needle;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fn), std::string::npos) << e.what();
+  }
+}
 
 } // namespace sieve_test

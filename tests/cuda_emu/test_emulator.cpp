@@ -57,6 +57,35 @@ TEST(Emulator, WarpCollectivesMatchTheirDefinitions) {
     }
 }
 
+__global__ void matchAny(std::uint32_t* out) {
+  const unsigned t = threadIdx.x, lane = t & 31u;
+  // Groups of equal values of both widths: lane % 5 (32-bit), and a 64-bit
+  // value equal above bit 32 for lanes of equal parity only.
+  out[(static_cast<std::size_t>(blockIdx.x) * kThreads + t) * 2] =
+      __match_any_sync(0xFFFFFFFFu, (lane + blockIdx.x) % 5u);
+  out[(static_cast<std::size_t>(blockIdx.x) * kThreads + t) * 2 + 1] = __match_any_sync(
+      0xFFFFFFFFu, (static_cast<unsigned long long>(lane & 1u) << 40) | (lane / 16u));
+}
+
+TEST(Emulator, MatchAnyGroupsEqualValues) {
+  const unsigned blocks = 3;
+  DeviceBytes out(std::size_t(blocks) * kThreads * 2 * 4);
+  ASSERT_EQ(cudaSuccess, sieve_emu::launch(matchAny, dim3(blocks), dim3(kThreads), nullptr,
+                                           out.get<std::uint32_t>()));
+  const auto got = out.download<std::uint32_t>(std::size_t(blocks) * kThreads * 2);
+  for (unsigned b = 0; b < blocks; ++b)
+    for (unsigned t = 0; t < kThreads; ++t) {
+      const unsigned lane = t & 31u;
+      std::uint32_t narrow = 0, wide = 0;
+      for (unsigned l = 0; l < 32; ++l) {
+        narrow |= static_cast<std::uint32_t>((l + b) % 5u == (lane + b) % 5u) << l;
+        wide |= static_cast<std::uint32_t>((l & 1u) == (lane & 1u) && l / 16u == lane / 16u) << l;
+      }
+      EXPECT_EQ(got[(std::size_t(b) * kThreads + t) * 2], narrow) << b << " " << t;
+      EXPECT_EQ(got[(std::size_t(b) * kThreads + t) * 2 + 1], wide) << b << " " << t;
+    }
+}
+
 __global__ void rotateThroughShared(std::uint32_t* out, int rounds) {
   __shared__ std::uint32_t s[kThreads];
   const unsigned t = threadIdx.x;
@@ -102,9 +131,9 @@ __global__ void chain(unsigned* flags, unsigned* order, unsigned* ticket) {
 TEST(Emulator, BlocksRunAtOnceInIndexOrder) {
   const unsigned blocks = 200;
   DeviceBytes flags(blocks * 4, 0), order(blocks * 4, 0), ticket(4, 0);
-  ASSERT_EQ(cudaSuccess, sieve_emu::launch(chain, dim3(blocks), dim3(64), nullptr,
-                                           flags.get<unsigned>(), order.get<unsigned>(),
-                                           ticket.get<unsigned>()));
+  ASSERT_EQ(cudaSuccess,
+            sieve_emu::launch(chain, dim3(blocks), dim3(64), nullptr, flags.get<unsigned>(),
+                              order.get<unsigned>(), ticket.get<unsigned>()));
   const auto got = order.download<unsigned>(blocks);
   for (unsigned b = 0; b < blocks; ++b) ASSERT_EQ(got[b], b);
 }
@@ -145,17 +174,22 @@ TEST(Emulator, CaptureRefusesWhatCudaRefuses) {
     (void)cudaGetLastError();
   };
   void* p = nullptr;
-  refused("allocation", [&] { return cudaMalloc(&p, 64); }, cudaErrorStreamCaptureUnsupported);
-  refused("synchronisation", [&] { return cudaDeviceSynchronize(); },
-          cudaErrorStreamCaptureUnsupported);
-  refused("stream synchronisation", [&] { return cudaStreamSynchronize(s); },
-          cudaErrorStreamCaptureUnsupported);
+  refused(
+      "allocation", [&] { return cudaMalloc(&p, 64); }, cudaErrorStreamCaptureUnsupported);
+  refused(
+      "synchronisation", [&] { return cudaDeviceSynchronize(); },
+      cudaErrorStreamCaptureUnsupported);
+  refused(
+      "stream synchronisation", [&] { return cudaStreamSynchronize(s); },
+      cudaErrorStreamCaptureUnsupported);
   unsigned host = 0;
-  refused("a copy", [&] { return cudaMemcpy(&host, counter.get(), 4, cudaMemcpyDeviceToHost); },
-          cudaErrorStreamCaptureUnsupported);
-  refused("a launch on the legacy stream",
-          [&] { return sieve_emu::launch(bump, dim3(1), dim3(32), nullptr, counter.get<unsigned>()); },
-          cudaErrorStreamCaptureImplicit);
+  refused(
+      "a copy", [&] { return cudaMemcpy(&host, counter.get(), 4, cudaMemcpyDeviceToHost); },
+      cudaErrorStreamCaptureUnsupported);
+  refused(
+      "a launch on the legacy stream",
+      [&] { return sieve_emu::launch(bump, dim3(1), dim3(32), nullptr, counter.get<unsigned>()); },
+      cudaErrorStreamCaptureImplicit);
   EXPECT_EQ(sieve_test::word(counter), 0u);
   cudaStreamDestroy(s);
 }

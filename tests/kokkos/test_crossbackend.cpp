@@ -4,6 +4,11 @@
 // enabled execution space, and the portable implementation forced onto the
 // host's parallel space.
 #include <sieve/sieve.hpp>
+// The native host face, called directly below: sieve.hpp pulls it in only
+// with Kokkos::OpenMP (impl/faces/openmp.hpp).
+#include <sieve/native/host/compact.hpp>
+#include <sieve/native/host/reorder.hpp>
+#include <sieve/native/host/scan.hpp>
 
 #include "../common/cases.hpp"
 #include "../common/reference.hpp"

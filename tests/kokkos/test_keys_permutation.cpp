@@ -46,6 +46,38 @@ struct KeyOf {
   KOKKOS_INLINE_FUNCTION int operator()(const i64 i) const { return keys(i); }
 };
 
+/// The MD binning call with its key as a user writes it, a lambda: the cell
+/// of (x, y) in a cells x cells grid (a free function: nvcc rejects an
+/// extended lambda in a gtest TEST body).
+sieve::keys::DenseKeys<int, TestExec> binByCell(const TestExec& exec, const i64 n,
+                                                const DView<double>& dx, const DView<double>& dy,
+                                                const int cells, const DView<i64>& perm) {
+  return sieve::keys::sort_permutation(
+      "md_binning", exec, n,
+      KOKKOS_LAMBDA(const i64 i) { return int(dx(i) * cells) * cells + int(dy(i) * cells); }, 0,
+      cells * cells - 1, perm);
+}
+
+/// scatter_dense of keyed(ids, a key lambda) (a free function, as above).
+void scatterKeyedByLambda(const TestExec& exec, const DView<i64>& ids, const DView<int>& dkeys,
+                          const DView<i64>& out) {
+  sieve::keys::scatter_dense(exec,
+                             sieve::keys::keyed(
+                                 ids, KOKKOS_LAMBDA(const i64 i) { return dkeys(i); }),
+                             0, 999, out);
+}
+
+/// A key functor that answers 1 for the upper half of the indices on its
+/// first call per index, 0 afterwards (a key that changes between the reads).
+struct ChangingKey {
+  Kokkos::View<int*, TestDevice> calls;
+  i64 n;
+  KOKKOS_INLINE_FUNCTION int operator()(const i64 i) const {
+    const int c = Kokkos::atomic_fetch_add(&calls(i), 1);
+    return c == 0 && i >= n / 2 ? 1 : 0;
+  }
+};
+
 std::vector<int> randomKeys(size_t n, int lo, int hi, unsigned seed) {
   std::mt19937 g(seed);
   std::uniform_int_distribution<int> d(lo, hi);
@@ -117,10 +149,7 @@ TEST(KeysSortPermutation, CellsOfAnMdBox) {
   const auto dx = toDevice(x, "x"), dy = toDevice(y, "y");
   DView<i64> perm("perm", n);
   const TestExec exec;
-  const auto dk = sieve::keys::sort_permutation(
-      "md_binning", exec, i64(n),
-      KOKKOS_LAMBDA(const i64 i) { return int(dx(i) * cells) * cells + int(dy(i) * cells); }, 0,
-      cells * cells - 1, perm);
+  const auto dk = binByCell(exec, i64(n), dx, dy, cells, perm);
   EXPECT_EQ(toHost(perm), ref.perm);
   EXPECT_EQ(toHost(dk.offsets()), ref.offsets);
   EXPECT_EQ(dk.num_keys(), cells * cells);
@@ -248,10 +277,7 @@ TEST(KeysSortPermutation, SameBytesAsScatterDenseOfKeyedIndices) {
   const auto ids = toDevice(iota, "ids");
   DView<i64> a("a", n), b("b", n);
   const TestExec exec;
-  sieve::keys::scatter_dense(exec,
-                             sieve::keys::keyed(
-                                 ids, KOKKOS_LAMBDA(const i64 i) { return dkeys(i); }),
-                             0, 999, a);
+  scatterKeyedByLambda(exec, ids, dkeys, a);
   sieve::keys::sort_permutation(exec, i64(n), KeyOf{dkeys}, 0, 999, b);
   EXPECT_EQ(toHost(a), toHost(b));
 }
@@ -264,10 +290,7 @@ TEST(KeysSortPermutation, KeyFnAnsweringDifferentlyOnItsSecondCallThrows) {
   const i64 n = 20000;
   Kokkos::View<int*, TestDevice> calls("calls", n);
   DView<i64> perm("perm", n);
-  const auto key = KOKKOS_LAMBDA(const i64 i) {
-    const int c = Kokkos::atomic_fetch_add(&calls(i), 1);
-    return c == 0 && i >= n / 2 ? 1 : 0;
-  };
+  const ChangingKey key{calls, n};
   expectInvalid([&] { sieve::keys::sort_permutation(exec, n, key, 0, 1, perm); },
                 "changed between the counting and the scatter passes");
   // The same through keyed(view, key_fn).

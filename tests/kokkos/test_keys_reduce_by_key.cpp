@@ -99,6 +99,19 @@ TEST(KeysReduceByKey, DenseSumsOfAProjectionAreTheDocumentedFold) {
   }
 }
 
+/// Counts the elements of every key with a user's projection and op given
+/// as lambdas (in a free function: nvcc rejects an extended lambda in a gtest
+/// TEST body, a private member function).
+template <class Keys>
+void countByKeyWithLambdas(const TestExec& exec, const Keys& keys, const DView<Particle>& out,
+                           const DView<std::int32_t>& cnt) {
+  sieve::keys::reduce_by_key(
+      exec, keys,
+      sieve::keys::project(
+          out, KOKKOS_LAMBDA(const Particle&) { return 1; }),
+      0, KOKKOS_LAMBDA(const std::int32_t a, const std::int32_t b) { return a + b; }, cnt);
+}
+
 TEST(KeysReduceByKey, IntegerSumsMinMaxMatchASequentialLoop) {
   const TestExec exec;
   const size_t n = 100003;
@@ -128,11 +141,7 @@ TEST(KeysReduceByKey, IntegerSumsMinMaxMatchASequentialLoop) {
   EXPECT_EQ(toHost(r), mx);
   // A user's op (a lambda), counting the elements.
   DView<std::int32_t> cnt("cnt", cells);
-  sieve::keys::reduce_by_key(
-      exec, keys,
-      sieve::keys::project(
-          out, KOKKOS_LAMBDA(const Particle&) { return 1; }),
-      0, KOKKOS_LAMBDA(const std::int32_t a, const std::int32_t b) { return a + b; }, cnt);
+  countByKeyWithLambdas(exec, keys, out, cnt);
   const auto hc = toHost(cnt);
   for (int k = 0; k < cells; ++k)
     ASSERT_EQ(hc[size_t(k)], off[size_t(k) + 1] - off[size_t(k)]) << k;

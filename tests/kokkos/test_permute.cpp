@@ -204,14 +204,11 @@ TEST(KokkosPermute, Rank2WideAndStrided) {
   }
 }
 
-TEST(KokkosPermute, ManagedPlanesTogetherThenUnpermute) {
-  // The everyday call: managed Views (positions, velocities as LayoutLeft,
-  // a type id), one permute of all of them, checked value by value; then
-  // unpermute by the same perm gives every plane back.
-  const std::int64_t n = 40000;
-  Kokkos::View<double* [3], TestDevice> x("x", n);
-  Kokkos::View<double* [3], Kokkos::LayoutLeft, TestDevice> v("v", n);
-  Kokkos::View<std::int32_t*, TestDevice> type("type", n);
+/// Fills x(i, c) = 10 i + c, v(i, c) = -i - c / 4, type(i) = 7 i (a free
+/// function: nvcc rejects an extended lambda in a gtest TEST body).
+void fillManagedPlanes(const Kokkos::View<double* [3], TestDevice>& x,
+                       const Kokkos::View<double* [3], Kokkos::LayoutLeft, TestDevice>& v,
+                       const Kokkos::View<std::int32_t*, TestDevice>& type, const std::int64_t n) {
   Kokkos::parallel_for(
       Kokkos::RangePolicy<TestExec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         for (int c = 0; c < 3; ++c) {
@@ -220,6 +217,17 @@ TEST(KokkosPermute, ManagedPlanesTogetherThenUnpermute) {
         }
         type(i) = static_cast<std::int32_t>(i * 7);
       });
+}
+
+TEST(KokkosPermute, ManagedPlanesTogetherThenUnpermute) {
+  // The everyday call: managed Views (positions, velocities as LayoutLeft,
+  // a type id), one permute of all of them, checked value by value; then
+  // unpermute by the same perm gives every plane back.
+  const std::int64_t n = 40000;
+  Kokkos::View<double* [3], TestDevice> x("x", n);
+  Kokkos::View<double* [3], Kokkos::LayoutLeft, TestDevice> v("v", n);
+  Kokkos::View<std::int32_t*, TestDevice> type("type", n);
+  fillManagedPlanes(x, v, type, n);
   const auto perm = randomPerm<std::int64_t>(n, 7);
   const auto d = toDevice(perm, "perm");
   Bytes scratch("scratch", sieve::permute_scratch_bytes(x, v, type));

@@ -370,6 +370,21 @@ struct Move {
   }
 };
 
+/// The swarm at birth: ids (id, id * 7 + 1, ..., id * 7 + 4), positions
+/// i + c / 4, velocities 0 (a free function: nvcc rejects an extended lambda
+/// in a constructor).
+void birth(const Int2& id, const Row3& p, const Col3& v, const std::int64_t n) {
+  Kokkos::parallel_for(
+      "test::birth", Kokkos::RangePolicy<TestExec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+        id(i, 0) = static_cast<int>(i);
+        for (int c = 1; c < 5; ++c) id(i, c) = static_cast<int>(i) * 7 + c;
+        for (int c = 0; c < 3; ++c) {
+          p(i, c) = static_cast<double>(i) + 0.25 * c;
+          v(i, c) = 0.0;
+        }
+      });
+}
+
 struct Swarm {
   DView<std::uint8_t> alive;
   Row3 pos;
@@ -378,18 +393,7 @@ struct Swarm {
   explicit Swarm(std::int64_t n)
       : alive(filled<std::uint8_t>(static_cast<std::size_t>(n), 1, "alive")), pos("pos", n),
         vel("vel", n), ids("ids", n, 5) {
-    const Int2 id = ids;
-    const Row3 p = pos;
-    const Col3 v = vel;
-    Kokkos::parallel_for(
-        "test::birth", Kokkos::RangePolicy<TestExec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
-          id(i, 0) = static_cast<int>(i);
-          for (int c = 1; c < 5; ++c) id(i, c) = static_cast<int>(i) * 7 + c;
-          for (int c = 0; c < 3; ++c) {
-            p(i, c) = static_cast<double>(i) + 0.25 * c;
-            v(i, c) = 0.0;
-          }
-        });
+    birth(ids, pos, vel, n);
     Kokkos::fence();
   }
   void step(const TestExec& exec, int s) const {

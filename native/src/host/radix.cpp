@@ -412,14 +412,7 @@ bool radixRun(const HostTeam& team, const std::uint64_t* keys, std::int64_t n, i
 void radixOrderHost(const HostTeam& team, const std::uint64_t* keys, std::int64_t n, int bits,
                     std::int64_t* order, void* scratch, std::size_t scratchBytes) {
   constexpr const char* fn = "sieve::radixOrderHost";
-  if (n < 0)
-    Impl::fail(fn, "n = " + std::to_string(n) + " is negative; the key count must be >= 0");
-  if (bits < 0 || bits > 64)
-    Impl::fail(fn, "bits = " + std::to_string(bits) + "; it must be in [0, 64]");
-  if (n > 0) {
-    Impl::checkPtr(fn, keys, "keys", alignof(std::uint64_t));
-    Impl::checkPtr(fn, order, "order", alignof(std::int64_t));
-  }
+  Impl::checkRadixOrderArgs(fn, keys, n, bits, order);
   if (scratch == nullptr) Impl::fail(fn, "scratch is null");
   const std::size_t need = radix_order_scratch_bytes(n);
   if (scratchBytes < need)

@@ -182,7 +182,8 @@ void spinYield();
 
 template <class T>
 std::uint64_t toBits(const T& v) {
-  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "sieve_emu: shuffles of <= 8 bytes");
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
+                "sieve_emu: shuffles of <= 8 bytes");
   std::uint64_t b = 0;
   std::memcpy(&b, &v, sizeof(T));
   return b;
@@ -231,6 +232,16 @@ inline int __any_sync(unsigned mask, int pred) {
   for (unsigned l = 0; l < 32; ++l)
     if (v[l] != 0) return 1;
   return 0;
+}
+template <class T>
+unsigned __match_any_sync(unsigned mask, T value) {
+  static_assert(std::is_integral_v<T> && sizeof(T) >= 4,
+                "sieve_emu: __match_any_sync of a 32- or 64-bit integer");
+  const unsigned lane = ::sieve_emu::ctx().thread.x & 31u;
+  const std::uint64_t* v = ::sieve_emu::warpExchange(mask, 9, ::sieve_emu::toBits(value));
+  unsigned r = 0;
+  for (unsigned l = 0; l < 32; ++l) r |= static_cast<unsigned>(v[l] == v[lane]) << l;
+  return r;
 }
 template <class T>
 T __shfl_sync(unsigned mask, T var, int src, int width = 32) {

@@ -19,6 +19,8 @@
 #pragma once
 
 #include <sieve/core/macros.hpp>
+#include <sieve/core/rules.hpp>
+#include <sieve/core/tuning.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -86,7 +88,85 @@ SIEVE_INLINE constexpr bool denseScatterNativePays(std::int64_t buckets, std::in
   return plan.ok && plan.lowBits > 0 && records * recordBytes >= (std::int64_t(32) << 20);
 }
 
+/// The dense counting scatter on a device (cuda::DenseScatter), described
+/// once: stable LSD passes over the bucket number in 8-bit digits (one pass
+/// up to 256 buckets, two up to 2^16, ...), each a count of (digit, tile)
+/// over tiles of Tuning::Cuda::kDenseScatterTile records, their scan
+/// digit-major (digit d of tile t starts after every smaller digit and after
+/// digit d of the tiles before t) and a scatter; the passes ping-pong
+/// between the output and a record plane so that the last one lands in the
+/// output.
+/// Scratch (dense_scatter_device_scratch_bytes; any alignment: the regions
+/// start at the first 64-byte boundary of the buffer):
+///   words   64 bytes        the gate (uint32: 0 once a key outside the range
+///                           is counted; every kernel after the count is then
+///                           a no-op)
+///   counts  cells x 8       int64 counts of the pass, [digit][tile]
+///   starts  cells x 8       their exclusive scan
+///   sums    scanScratchElems(cells) x 8   the scan's block sums
+///   records n x recordBytes (two passes or more; 256-byte aligned)
+/// with cells = 256 x tiles.
+struct DenseScatterDeviceLayout {
+  static constexpr int kDigitBits = 8;
+  static constexpr std::int64_t kBins = std::int64_t(1) << kDigitBits;
+  SIEVE_HOST_DEVICE static constexpr int passes(std::int64_t buckets) {
+    int bits = 0;
+    while (bits < 63 && (std::int64_t(1) << bits) < buckets) ++bits;
+    return bits <= kDigitBits ? 1 : (bits + kDigitBits - 1) / kDigitBits;
+  }
+  SIEVE_HOST_DEVICE static constexpr std::int64_t tiles(std::int64_t n) {
+    const std::int64_t t =
+        (n + Tuning::Cuda::kDenseScatterTile - 1) / Tuning::Cuda::kDenseScatterTile;
+    return t > 1 ? t : 1;
+  }
+  /// Counts of a pass: kBins x tiles.
+  SIEVE_HOST_DEVICE static constexpr std::int64_t passCells(std::int64_t n) {
+    return kBins * tiles(n);
+  }
+  SIEVE_HOST_DEVICE static constexpr std::size_t words() { return 0; }
+  SIEVE_HOST_DEVICE static constexpr std::size_t counts() { return 64; }
+  SIEVE_HOST_DEVICE static constexpr std::size_t starts(std::int64_t n) {
+    return counts() + 8u * static_cast<std::size_t>(passCells(n));
+  }
+  SIEVE_HOST_DEVICE static constexpr std::size_t sums(std::int64_t n) {
+    return starts(n) + 8u * static_cast<std::size_t>(passCells(n));
+  }
+  SIEVE_HOST_DEVICE static constexpr std::size_t records(std::int64_t n) {
+    const std::size_t e = sums(n) + 8u * static_cast<std::size_t>(scanScratchElems(passCells(n)));
+    return (e + 255u) / 256u * 256u;
+  }
+  SIEVE_HOST_DEVICE static constexpr std::size_t end(std::int64_t n, std::int64_t buckets,
+                                                     std::size_t recordBytes) {
+    return records(n) +
+           (passes(buckets) > 1 ? recordBytes * static_cast<std::size_t>(n > 0 ? n : 0) : 0u);
+  }
+};
+
 } // namespace Impl
+
+/// Bytes of device scratch the dense counting scatter of `n` records of
+/// `recordBytes` bytes into `buckets` buckets needs (cuda::DenseScatter):
+/// 64 bytes of alignment slack and the regions of
+/// Impl::DenseScatterDeviceLayout — about 2n bytes of counts, plus a plane of n records when
+/// buckets > 256. n < 0 or buckets < 1 are treated as 0 and 1 (the call that takes the scratch
+/// rejects them). O(log n), host and device.
+SIEVE_INLINE constexpr std::size_t dense_scatter_device_scratch_bytes(std::int64_t n,
+                                                                      std::int64_t buckets,
+                                                                      std::size_t recordBytes) {
+  return 64u +
+         Impl::DenseScatterDeviceLayout::end(n < 0 ? 0 : n, buckets < 1 ? 1 : buckets, recordBytes);
+}
+
+/// Bytes of device scratch the radix order of `n` keys needs on a device
+/// (radixOrderDevice): 64 bytes of alignment slack, the pass regions of
+/// Impl::DenseScatterDeviceLayout (its gate, counts, starts and scan sums,
+/// about n bytes), then the planes of Impl::RadixLayout (a uint64 key plane
+/// and two index planes): about 17n bytes. n < 0 is treated as 0. O(log n),
+/// host and device.
+SIEVE_INLINE constexpr std::size_t radix_order_device_scratch_bytes(std::int64_t n) {
+  return 64u + Impl::DenseScatterDeviceLayout::records(n < 0 ? 0 : n) +
+         Impl::RadixLayout::end(n < 0 ? 0 : n);
+}
 
 /// Bytes of scratch the radix order of `n` keys needs: 64 bytes of alignment
 /// slack, then a uint64 key plane and two index planes of max(n, 1) elements

@@ -67,6 +67,11 @@ inline constexpr unsigned kScanSinglePassItems = sizeof(T) == 8 ? 11u : kScanIte
 /// The single-pass scan: elements per tile.
 template <class T>
 inline constexpr std::int64_t kScanSinglePassTile = std::int64_t(kBlock) * kScanSinglePassItems<T>;
+/// The dense counting scatter (cuda::DenseScatter): records per thread of a
+/// tile (one tile per block, kept in registers between its ranking and its
+/// writes), and so records per tile.
+inline constexpr unsigned kDenseScatterItems = 8;
+inline constexpr std::int64_t kDenseScatterTile = std::int64_t(kBlock) * kDenseScatterItems;
 } // namespace Cuda
 
 /// The portable Kokkos implementation (kokkos/include/sieve/impl/portable).

@@ -146,6 +146,48 @@ inline void checkSelectDevice(const char* fn, const SelectSpec& s, const void* s
              "the scratch must not share a byte with mask, values, out or count");
 }
 
+/// The arguments every radix order shares (radixOrderHost, radixOrderDevice):
+/// n >= 0, bits in [0, 64], keys and order present and 8-byte aligned while
+/// n > 0.
+inline void checkRadixOrderArgs(const char* fn, const std::uint64_t* keys, std::int64_t n, int bits,
+                                const std::int64_t* order) {
+  if (n < 0) fail(fn, "n = " + std::to_string(n) + " is negative; the key count must be >= 0");
+  if (bits < 0 || bits > 64) fail(fn, "bits = " + std::to_string(bits) + "; it must be in [0, 64]");
+  if (n > 0) {
+    checkPtr(fn, keys, "keys", alignof(std::uint64_t));
+    checkPtr(fn, order, "order", alignof(std::int64_t));
+  }
+}
+
+/// The arguments of the device dense scatter (cuda::DenseScatter): n >= 0,
+/// 1 <= buckets <= 2^62, out (n records) where n > 0, offsets (buckets + 1
+/// int64), status (2 int64) and scratch (dense_scatter_device_scratch_bytes)
+/// present and aligned, sharing no byte with each other.
+inline void checkDenseScatterDevice(const char* fn, std::int64_t n, std::int64_t buckets,
+                                    const void* out, std::size_t recordBytes,
+                                    const std::int64_t* offsets, const std::int64_t* status,
+                                    const void* scratch, std::size_t scratchBytes,
+                                    std::size_t need) {
+  if (n < 0) fail(fn, "n = " + std::to_string(n) + "; it must be >= 0");
+  if (buckets < 1 || buckets > (std::int64_t(1) << 62))
+    fail(fn, "buckets = " + std::to_string(buckets) + "; it must be in [1, 2^62]");
+  if (n > 0) checkPtr(fn, out, "out");
+  checkPtr(fn, offsets, "offsets", alignof(std::int64_t));
+  checkPtr(fn, status, "status", alignof(std::int64_t));
+  checkPtr(fn, scratch, "scratch");
+  if (scratchBytes < need)
+    fail(fn, "scratchBytes = " + std::to_string(scratchBytes) +
+                 "; it must be at least dense_scatter_device_scratch_bytes(n, buckets, "
+                 "sizeof(record)) = " +
+                 std::to_string(need));
+  const std::vector<ArrayBytes> arrays{
+      arrayBytes("out", out, n, recordBytes),
+      arrayBytes("offsets", offsets, buckets + 1, sizeof(std::int64_t)),
+      arrayBytes("status", status, 2, sizeof(std::int64_t)),
+      arrayBytes("scratch", scratch, static_cast<std::int64_t>(need), 1)};
+  checkApart(fn, arrays, 1, true, "out, offsets, status and the scratch must not share a byte");
+}
+
 /// Validate a compaction request (pointers may be null only where nothing is
 /// addressed, i.e. the samples when n == 0; `count` is always written).
 /// Mask, index map (its first n slots), scratch (compact_scratch_bytes(n)) and

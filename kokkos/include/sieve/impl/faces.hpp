@@ -56,6 +56,18 @@ Face faceFor(bool contiguous) {
   return native != Face::Portable && Faces<native>::has(P) && contiguous ? native : Face::Portable;
 }
 
+/// The face a call of primitive P on Exec runs on when it runs natively only
+/// where its Views are contiguous and `pays(FaceTag<native>{})` (the native
+/// face's own rule, asked only of a face that has P).
+template <class Exec, Primitive P, class Pays>
+Face faceFor(bool contiguous, const Pays& pays) {
+  constexpr Face native = nativeFaceOf<Exec>();
+  if constexpr (native != Face::Portable && Faces<native>::has(P)) {
+    if (contiguous && pays(FaceTag<native>{})) return native;
+  }
+  return Face::Portable;
+}
+
 /// The one dispatch point: calls `f(FaceTag<face>{})` with the face that runs
 /// primitive P on Exec. Only the two candidate faces are instantiated.
 template <class Exec, Primitive P, class F>

@@ -2,9 +2,12 @@
 // Sieve (internal) — the Cuda face: the native CUDA kernels (native/cuda),
 // enqueued on the stream of a Kokkos::Cuda instance, with that instance's
 // device current for the launch (CudaDeviceGuard). Asynchronous and
-// capture-safe: nothing is allocated, synchronised or read back. The scan is
-// header-only CUDA (cuda::Scan): it is native only in translation units
-// compiled by nvcc; elsewhere Kokkos::Cuda scans take the portable face.
+// capture-safe: nothing is allocated, synchronised or read back — except the
+// keys' radix order and dense scatter, which serve blocking calls: they
+// allocate their scratch on the instance and read their status words back.
+// The scan and the dense scatter are header-only CUDA (cuda::Scan,
+// cuda::DenseScatter): native only in translation units compiled by nvcc;
+// elsewhere those calls take the portable face.
 #pragma once
 
 #include <sieve/impl/call.hpp>
@@ -14,11 +17,14 @@
 #include <cuda_runtime.h>
 #include <sieve/native/cuda/check.hpp>
 #include <sieve/native/cuda/compact.hpp>
+#include <sieve/native/cuda/radix.hpp>
 #include <sieve/native/cuda/reorder.hpp>
 #include <sieve/native/cuda/select.hpp>
 #if defined(__CUDACC__)
 #include <sieve/native/cuda/scan.cuh>
+#include <sieve/native/cuda/scatter.cuh>
 #endif
+#include <sieve/native/host/scatter.hpp>
 
 #include <memory>
 
@@ -32,13 +38,12 @@ struct Faces<Face::Cuda> {
     // the library cannot compile ahead): findall's predicate form fills its
     // mask with a Kokkos kernel, then selects.
     if (p == Primitive::SelectFilled) return false;
-    // The CUDA radix order (onesweep) and counting scatter are owed: the
-    // keys' sorts take the portable face there.
-    if (p == Primitive::RadixOrder || p == Primitive::DenseScatter) return false;
 #if defined(__CUDACC__)
     return true;
 #else
-    return p != Primitive::Scan;
+    // The scan and the dense scatter are header-only CUDA (the caller's
+    // operator and record functors compiled into the kernels).
+    return p != Primitive::Scan && p != Primitive::DenseScatter;
 #endif
   }
 
@@ -84,6 +89,74 @@ struct Faces<Face::Cuda> {
     const CudaDeviceGuard device(exec.cuda_device());
     selectDeviceChecked(spec, scratch, scratchBytes, exec.cuda_stream());
   }
+
+  /// Scratch bytes of radixOrder (core/radix.hpp).
+  static constexpr std::size_t radixOrderScratchBytes(std::int64_t n) {
+    return radix_order_device_scratch_bytes(n);
+  }
+
+  /// The stable order of n 64-bit keys (each < 2^bits; device memory) into
+  /// `order` (radixOrderDevice, on `scratch` of radixOrderScratchBytes(n)
+  /// bytes) on the instance's stream, then its status word read back:
+  /// blocking.
+  static void radixOrder(const Kokkos::Cuda& exec, const Names& names, const std::uint64_t* keys,
+                         std::int64_t n, int bits, std::int64_t* order, void* scratch,
+                         std::size_t scratchBytes) {
+    const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    Kokkos::View<std::int64_t*, Kokkos::CudaSpace> status(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("radix_status")), 2);
+    {
+      const CudaDeviceGuard device(exec.cuda_device());
+      radixOrderDevice(keys, n, bits, order, status.data(), scratch, scratchBytes,
+                       exec.cuda_stream());
+    }
+    std::int64_t words[2] = {0, 0};
+    Kokkos::deep_copy(exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace>(words, 2), status);
+    fence(exec, "radix order: status read");
+    if (words[0] != 0)
+      fail(names.prefix.c_str(), std::to_string(words[0]) +
+                                     " key distance(s) outside the keys' own span (a key "
+                                     "changed between its reads); nothing was written");
+  }
+
+  /// Whether the native dense scatter serves `records` records into
+  /// `buckets` buckets here: always (its passes are 8-bit digits, the portable
+  /// counting sort's histograms grow with buckets x chunks; no GPU run has
+  /// measured a crossover yet).
+  static constexpr bool denseScatterPays(std::int64_t /*buckets*/, std::int64_t /*records*/,
+                                         std::int64_t /*recordBytes*/) {
+    return true;
+  }
+
+#if defined(__CUDACC__)
+  /// The stable counting scatter of n records (recOf(i), device functors) by
+  /// a dense digit in [0, buckets) on the instance's stream
+  /// (cuda::DenseScatter, its scratch and status words allocated on the
+  /// instance), then its status read back: blocking. Out in digit order,
+  /// offsets[0 .. buckets]; records outside counted (nothing written), a
+  /// digit that changed between reads counted.
+  template <class Rec, class RecOf, class DigitOf>
+  static DenseScatterHostResult denseScatter(const Kokkos::Cuda& exec, const Names& names,
+                                             const RecOf& recOf, std::int64_t n,
+                                             const DigitOf& digitOf, std::int64_t buckets, Rec* out,
+                                             std::int64_t* offsets) {
+    const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    const std::size_t bytes = cuda::DenseScatter::scratchBytes(n, buckets, sizeof(Rec));
+    Kokkos::View<unsigned char*, Kokkos::CudaSpace> scratch(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("dense_scratch")), bytes);
+    Kokkos::View<std::int64_t*, Kokkos::CudaSpace> status(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("dense_status")), 2);
+    {
+      const CudaDeviceGuard device(exec.cuda_device());
+      cuda::DenseScatter::enqueue(recOf, n, digitOf, buckets, out, offsets, status.data(),
+                                  scratch.data(), bytes, exec.cuda_stream());
+    }
+    std::int64_t words[2] = {0, 0};
+    Kokkos::deep_copy(exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace>(words, 2), status);
+    fence(exec, "keys::scatter_dense: status read");
+    return DenseScatterHostResult{words[0], words[1]};
+  }
+#endif
 
   /// A captured call sequence: a CUDA graph, instantiated once.
   struct Captured {

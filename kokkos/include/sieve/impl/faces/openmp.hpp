@@ -65,6 +65,11 @@ struct Faces<Face::OpenMP> {
     selectHostChecked(team(exec), spec, fill);
   }
 
+  /// Scratch bytes of radixOrder (core/radix.hpp).
+  static constexpr std::size_t radixOrderScratchBytes(std::int64_t n) {
+    return radix_order_scratch_bytes(n);
+  }
+
   /// The stable order of n 64-bit keys below 2^bits (core/radix.hpp):
   /// 8-bit LSD passes on the instance's threads, on `scratch`
   /// (radix_order_scratch_bytes(n)).
@@ -75,6 +80,13 @@ struct Faces<Face::OpenMP> {
     radixOrderHost(team(exec), keys, n, bits, order, scratch, scratchBytes);
   }
 
+  /// Whether the native dense scatter pays here against the portable
+  /// counting sort (core/radix.hpp, denseScatterNativePays).
+  static constexpr bool denseScatterPays(std::int64_t buckets, std::int64_t records,
+                                         std::int64_t recordBytes) {
+    return denseScatterNativePays(buckets, records, recordBytes);
+  }
+
   /// The stable counting scatter of n records (recOf(i)) by a dense digit
   /// in [0, buckets) (core/radix.hpp, denseScatterPlan) on the instance's
   /// threads: out in digit order, offsets[0 .. buckets]; records outside
@@ -82,8 +94,8 @@ struct Faces<Face::OpenMP> {
   template <class Rec, class RecOf, class DigitOf>
   static DenseScatterHostResult denseScatter(const Kokkos::OpenMP& exec, const Names& names,
                                              const RecOf& recOf, std::int64_t n,
-                                             const DigitOf& digitOf, std::int64_t buckets,
-                                             Rec* out, std::int64_t* offsets) {
+                                             const DigitOf& digitOf, std::int64_t buckets, Rec* out,
+                                             std::int64_t* offsets) {
     const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
     return denseScatterHost(team(exec), recOf, n, digitOf, buckets, out, offsets);
   }

@@ -154,9 +154,21 @@ struct NativeDense<ArraySource<V, MemberKey>, Out>
   static bool contiguous(const ArraySource<V, MemberKey>& s, const Out& o) {
     return s.view.span_is_contiguous() && o.span_is_contiguous();
   }
-  static auto reader(const ArraySource<V, MemberKey>& s) {
-    const Rec* p = s.view.data();
-    return [p](const i64 i) { return p[i]; };
+  /// Record i of the source (host and device).
+  struct Reader {
+    const Rec* p;
+    KOKKOS_INLINE_FUNCTION Rec operator()(const i64 i) const { return p[i]; }
+  };
+  static Reader reader(const ArraySource<V, MemberKey>& s) { return Reader{s.view.data()}; }
+};
+
+/// The digit of a record of a dense scatter's source (the portable sort's
+/// rule, DenseSrc::digit: -1 outside the range), host and device.
+template <class D, class Rec>
+struct DenseDigitOf {
+  D d;
+  KOKKOS_INLINE_FUNCTION std::uint64_t operator()(const Rec& e) const {
+    return static_cast<std::uint64_t>(d.digit(static_cast<typename D::Item>(e)));
   }
 };
 
@@ -167,10 +179,13 @@ template <class Exec, class Src, class Out>
 bool denseOnNative(const Src& src, const Out& output, i64 buckets) {
   if constexpr (NativeDense<Src, Out>::value) {
     using Rec = typename NativeDense<Src, Out>::Rec;
-    const bool pays = denseScatterNativePays(buckets, src.records(), sizeof(Rec));
+    const i64 records = src.records();
+    const auto pays = [&](auto tag) {
+      return sieve::Impl::Faces<decltype(tag)::value>::denseScatterPays(buckets, records,
+                                                                        sizeof(Rec));
+    };
     return sieve::Impl::faceFor<Exec, sieve::Impl::Primitive::DenseScatter>(
-               NativeDense<Src, Out>::contiguous(src, output) && pays) !=
-           sieve::Impl::Face::Portable;
+               NativeDense<Src, Out>::contiguous(src, output), pays) != sieve::Impl::Face::Portable;
   } else {
     (void)src, (void)output, (void)buckets;
     return false;
@@ -189,21 +204,23 @@ bool nativeDense(const sieve::Impl::Names& names, const Exec& exec, const char* 
   using sieve::Impl::Primitive;
   using N = NativeDense<std::decay_t<decltype(d.src)>, std::decay_t<decltype(d.out)>>;
   bool done = false;
-  sieve::Impl::dispatch<Exec, Primitive::DenseScatter>(fn, true, [&](auto tag) {
-    constexpr Face F = decltype(tag)::value;
-    if constexpr (F != Face::Portable && N::value) {
-      using Rec = typename N::Rec;
-      using Item = typename D::Item;
-      // The digit of the portable sort's source (one rule): -1 outside.
-      const auto digitOf = [&d](const Rec& e) {
-        return static_cast<std::uint64_t>(d.digit(static_cast<Item>(e)));
-      };
-      sieve::Impl::fence(exec, "keys::scatter_dense: inputs ready");
-      r = sieve::Impl::Faces<F>::denseScatter(exec, names, N::reader(d.src), n, digitOf, K,
-                                              d.out.data(), offsets);
-      done = true;
-    }
-  });
+  // N::value is tested outside the generic lambda: inside it the condition
+  // depends on F, and nvcc (EDG) then instantiates N::Rec and N::reader,
+  // which a source the native faces do not take lacks.
+  if constexpr (N::value) {
+    sieve::Impl::dispatch<Exec, Primitive::DenseScatter>(fn, true, [&](auto tag) {
+      constexpr Face F = decltype(tag)::value;
+      if constexpr (F != Face::Portable) {
+        using Rec = typename N::Rec;
+        sieve::Impl::fence(exec, "keys::scatter_dense: inputs ready");
+        r = sieve::Impl::Faces<F>::denseScatter(exec, names, N::reader(d.src), n,
+                                                DenseDigitOf<D, Rec>{d}, K, d.out.data(), offsets);
+        done = true;
+      }
+    });
+  } else {
+    (void)names, (void)exec, (void)fn, (void)d, (void)n, (void)K, (void)offsets, (void)r;
+  }
   return done;
 }
 
@@ -315,14 +332,16 @@ Result scatterDenseAsync(const sieve::Impl::Names& names, const Exec& exec, cons
                                 std::to_string(ws.elements()) + " (a workspace serves one size)");
     checkApartFromInput(fn, input, output);
     checkOutputHolds(fn, sieve::Impl::extent64(output), src.records());
-    const bool native = denseOnNative<Exec>(src, output, ws.num_keys());
+    // The native host face runs this form synchronously; on a device the
+    // native scatter serves the blocking form only (it reads its status
+    // back), so this form stays on the portable kernels there.
+    constexpr bool kHost =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+    const bool native = kHost && denseOnNative<Exec>(src, output, ws.num_keys());
     const sieve::Impl::CallRegion region(
         names, native ? sieve::Impl::nativeFaceOf<Exec>() : sieve::Impl::Face::Portable);
     using D = DenseSrc<Src, Out, false>;
     const D dense{src, output, ws.min_key(), ws.max_key()};
-    // (The native faces with this primitive run on host memory.)
-    constexpr bool kHost =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
     if constexpr (kHost) {
       if (native) {
         // The native faces run on the host's threads, synchronously: the
@@ -445,6 +464,19 @@ struct FirstRadixSrc {
   }
 };
 
+/// The radix words of a sparse scatter's keys: their distances from `min`.
+/// (A functor: nvcc rejects an extended lambda defined inside the generic
+/// lambda that dispatch calls.)
+template <class Words, class S, class Key>
+struct RadixKeyWords {
+  Words words;
+  S src;
+  Key min;
+  KOKKOS_INLINE_FUNCTION void operator()(const i64 i) const {
+    words(i) = keyDistance(src.key(src.element(i, 0)), min);
+  }
+};
+
 /// The stable order of a sparse scatter's integer keys on the native face of
 /// Exec, where it has a radix order: the keys' distances from `min` (read
 /// once), sorted in 8-bit passes over the bits of `span`, into `order`.
@@ -464,13 +496,11 @@ bool nativeOrder(const Exec& exec, const sieve::Impl::Names& names, const S& src
             return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(what));
           };
           Kokkos::View<std::uint64_t*, typename Exec::memory_space> words(alloc("radix_keys"), n);
-          Kokkos::parallel_for(
-              names("radix_keys"), Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
-                words(i) = keyDistance(src.key(src.element(i, 0)), min);
-              });
+          Kokkos::parallel_for(names("radix_keys"), Range<Exec>(exec, 0, n),
+                               RadixKeyWords<decltype(words), S, Key>{words, src, min});
           order = I64View<Exec>(alloc("radix_order"), n);
           Kokkos::View<unsigned char*, typename Exec::memory_space> scratch(
-              alloc("radix_scratch"), radix_order_scratch_bytes(n));
+              alloc("radix_scratch"), sieve::Impl::Faces<F>::radixOrderScratchBytes(n));
           sieve::Impl::Faces<F>::radixOrder(exec, names, words.data(), n, radixTotalBits(span),
                                             order.data(), scratch.data(), scratch.extent(0));
           done = true;

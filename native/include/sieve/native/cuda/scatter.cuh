@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve — cuda::DenseScatter: the stable counting scatter of records by a
+// dense bucket number on a CUDA device (keys::scatter_dense's native face on
+// Kokkos::Cuda). Header-only CUDA (the record reader and the bucket of a
+// record are the caller's device functors): include it from a translation
+// unit nvcc compiles.
+//
+// The passes (core/radix.hpp, DenseScatterDeviceLayout): the bucket number
+// in 8-bit digits, least significant first, each a stable counting scatter
+// of the previous pass's output (reduce, scan, scatter):
+// 1. count: each block takes a tile of 2048 records, ranks every warp's 32
+//    digits with __match_any_sync and lets the lowest lane of each equal
+//    group add the group's size to the block's shared histogram
+//    (warp-aggregated increments); the histogram goes out as the (digit,
+//    tile) counts. In the first pass a bucket outside [0, buckets) is counted
+//    in status[0] and closes the gate: every later kernel is then a no-op
+//    (nothing is written).
+// 2. scan: the counts, digit-major, on the native scan (sieve's cuda::Scan
+//    kernels): where digit d of tile t starts.
+// 3. scatter: each warp ranks its 8 x 32 records (a warp match, then the
+//    warp's running count of that digit, in shared memory), the block turns
+//    the warps' counts into per-warp bases (one thread per digit), and every
+//    record goes to start(d, t) + base(warp, d) + rank. Stable: equal digits
+//    keep record order, so after the last pass the records are ordered by
+//    bucket and, within a bucket, by record.
+// After the last pass, offsets: offsets[b] = the first slot of bucket b,
+// from the buckets of neighbouring output records (every b in
+// (bucket(i - 1), bucket(i)] gets i), offsets[buckets] = n.
+// A record whose bucket differs between the reads (an impure functor) is
+// counted in status[1] and closes the gate (the output is then incomplete;
+// the later passes and the offsets do not run), and a slot count that
+// disagrees never writes past its (digit, tile) range: nothing is written
+// outside out, offsets, status and the scratch.
+#pragma once
+
+#include <sieve/core/layout.hpp>
+#include <sieve/core/radix.hpp>
+#include <sieve/core/state.hpp>
+#include <sieve/core/tuning.hpp>
+#include <sieve/core/types.hpp>
+#include <sieve/core/validate.hpp>
+#include <sieve/native/cuda/impl/block.cuh>
+#include <sieve/native/cuda/impl/launch.cuh>
+#include <sieve/native/cuda/impl/lookback.cuh>
+#include <sieve/native/cuda/scan.cuh>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace sieve {
+namespace Impl {
+namespace DenseDevice {
+
+using Layout = DenseScatterDeviceLayout;
+inline constexpr unsigned kItems = Tuning::Cuda::kDenseScatterItems;
+inline constexpr std::int64_t kTile = Tuning::Cuda::kDenseScatterTile;
+inline constexpr unsigned kBins = static_cast<unsigned>(Layout::kBins);
+/// The digit of a record that is not written (past n, or outside the range).
+inline constexpr unsigned kNoDigit = kBins;
+static_assert(Tuning::Cuda::kBlock == kBins, "sieve: the dense scatter runs one thread per digit");
+static_assert(kTile == std::int64_t(Tuning::Cuda::kWarps) * 32 * kItems,
+              "sieve: a dense scatter tile is kItems records for each thread");
+
+/// Reads record i of a plane (the passes after the first).
+template <class Rec>
+struct PlaneReader {
+  const Rec* p;
+  __device__ __forceinline__ Rec operator()(std::int64_t i) const { return p[i]; }
+};
+/// Writes a record to slot `at` of a plane.
+template <class Rec>
+struct PlaneWriter {
+  Rec* p;
+  __device__ __forceinline__ void operator()(std::int64_t at, const Rec& r) const { p[at] = r; }
+};
+
+/// The index of the k-th record of warp `warp`'s chunk of `tile`, round j
+/// (the chunk is 32 x kItems consecutive records, read 32 at a time).
+__device__ __forceinline__ std::int64_t recordIndex(std::int64_t tile, unsigned warp, unsigned j,
+                                                    unsigned lane) {
+  return tile * kTile + std::int64_t(warp) * (32 * kItems) + std::int64_t(j) * 32 + lane;
+}
+
+/// (A template: defined in this header, once per program.)
+template <int = 0>
+__global__ void startKernel(std::uint32_t* gate, std::int64_t* status) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    *gate = 1u;
+    status[0] = 0;
+    status[1] = 0;
+  }
+}
+
+/// A pass's (digit, tile) counts of the records `read` gives. The first pass
+/// (`first`) counts the buckets outside the range in status[0] and closes the
+/// gate; a later one counts them as changed (status[1]).
+template <class Reader, class BucketOf>
+__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
+    countKernel(Reader read, BucketOf bucketOf, std::int64_t n, std::uint64_t maxBucket, int shift,
+                bool first, std::int64_t tiles, std::int64_t* counts, std::uint32_t* gate,
+                std::int64_t* status) {
+  // (The first pass counts every block's keys outside the range.)
+  if (!first && !gateOpen(gate)) return; // block-uniform
+  __shared__ std::uint32_t hist[kBins];
+  const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
+  hist[t] = 0u;
+  __syncthreads();
+  const std::int64_t tile = blockIdx.x;
+  const unsigned below = (1u << lane) - 1u;
+  std::int64_t outside = 0;
+  for (unsigned j = 0; j < kItems; ++j) {
+    const std::int64_t i = recordIndex(tile, warp, j, lane);
+    unsigned d = kNoDigit; // past n and outside the range: one group, not counted
+    if (i < n) {
+      const auto b = static_cast<std::uint64_t>(bucketOf(read(i)));
+      if (b <= maxBucket) d = static_cast<unsigned>(b >> shift) & (kBins - 1u);
+      else ++outside;
+    }
+    const unsigned peers = __match_any_sync(kFullWarp, d);
+    if (d != kNoDigit && (peers & below) == 0u)
+      atomicAdd(&hist[d], static_cast<std::uint32_t>(__popc(peers)));
+  }
+  __syncthreads();
+  counts[std::int64_t(t) * tiles + tile] = hist[t];
+  if (outside > 0) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(status + (first ? 0 : 1)),
+              static_cast<unsigned long long>(outside));
+    if (first) atomicExch(gate, 0u);
+  }
+}
+
+/// One pass: the stable scatter of the records `read` gives by the digit at
+/// `shift` through `write(slot, record)`, at the starts of its (digit, tile)
+/// counts.
+template <class Reader, class BucketOf, class Writer>
+__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
+    scatterKernel(Reader read, BucketOf bucketOf, std::int64_t n, std::uint64_t maxBucket,
+                  int shift, std::int64_t tiles, const std::int64_t* counts,
+                  const std::int64_t* starts, Writer write, std::uint32_t* gate,
+                  std::int64_t* status) {
+  using Rec = std::decay_t<decltype(read(std::int64_t(0)))>;
+  if (!gateOpen(gate)) return; // block-uniform
+  __shared__ std::uint32_t warpCount[Tuning::Cuda::kWarps][kBins];
+  __shared__ std::int64_t start[kBins];
+  __shared__ std::uint32_t allowed[kBins];
+  const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
+  const std::int64_t tile = blockIdx.x;
+  for (unsigned w = 0; w < Tuning::Cuda::kWarps; ++w) warpCount[w][t] = 0u;
+  start[t] = starts[std::int64_t(t) * tiles + tile];
+  allowed[t] = static_cast<std::uint32_t>(counts[std::int64_t(t) * tiles + tile]);
+  __syncthreads();
+  const unsigned below = (1u << lane) - 1u;
+  std::int64_t changed = 0;
+  Rec rec[kItems];
+  unsigned digit[kItems], rank[kItems];
+#pragma unroll
+  for (unsigned j = 0; j < kItems; ++j) {
+    const std::int64_t i = recordIndex(tile, warp, j, lane);
+    unsigned d = kNoDigit;
+    if (i < n) {
+      rec[j] = read(i);
+      const auto b = static_cast<std::uint64_t>(bucketOf(rec[j]));
+      if (b <= maxBucket) d = static_cast<unsigned>(b >> shift) & (kBins - 1u);
+      else ++changed; // inside the range when counted
+    }
+    const unsigned peers = __match_any_sync(kFullWarp, d);
+    const std::uint32_t before = d != kNoDigit ? warpCount[warp][d] : 0u;
+    __syncwarp();
+    if (d != kNoDigit && (peers & below) == 0u)
+      warpCount[warp][d] = before + static_cast<std::uint32_t>(__popc(peers));
+    __syncwarp();
+    digit[j] = d;
+    rank[j] = before + static_cast<std::uint32_t>(__popc(peers & below));
+  }
+  __syncthreads();
+  // Thread t, digit t: each warp's base among the tile's records of digit t.
+  std::uint32_t run = 0;
+  for (unsigned w = 0; w < Tuning::Cuda::kWarps; ++w) {
+    const std::uint32_t c = warpCount[w][t];
+    warpCount[w][t] = run;
+    run += c;
+  }
+  if (run < allowed[t]) changed += allowed[t] - run; // slots no record fills
+  __syncthreads();
+#pragma unroll
+  for (unsigned j = 0; j < kItems; ++j) {
+    const unsigned d = digit[j];
+    if (d == kNoDigit) continue;
+    const std::uint32_t local = warpCount[warp][d] + rank[j];
+    if (local < allowed[d]) write(start[d] + local, rec[j]);
+    else ++changed; // more records of this digit than counted: never past its range
+  }
+  if (changed > 0) {
+    // The output is incomplete: the passes after this one and the offsets
+    // (which would read slots never written) do not run.
+    atomicAdd(reinterpret_cast<unsigned long long*>(status + 1),
+              static_cast<unsigned long long>(changed));
+    atomicExch(gate, 0u);
+  }
+}
+
+/// offsets[b] for every b in (bucket(i - 1), bucket(i)], i in [0, n] (bucket(-1)
+/// = -1, bucket(n) = buckets), from the ordered output.
+template <class Rec, class BucketOf>
+__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
+    offsetsKernel(const Rec* out, BucketOf bucketOf, std::int64_t n, std::int64_t buckets,
+                  std::int64_t* offsets, const std::uint32_t* gate, std::int64_t* status) {
+  if (!gateOpen(gate)) return;
+  std::int64_t changed = 0;
+  const auto bucketAt = [&](std::int64_t i) {
+    const auto b = static_cast<std::uint64_t>(bucketOf(out[i]));
+    return b < static_cast<std::uint64_t>(buckets) ? static_cast<std::int64_t>(b) : buckets;
+  };
+  for (std::int64_t i = globalIndex(); i <= n; i += gridStride()) {
+    std::int64_t hi = buckets;
+    if (i < n) {
+      hi = bucketAt(i);
+      if (hi == buckets) ++changed; // in range when counted and scattered
+    }
+    const std::int64_t lo = i > 0 ? bucketAt(i - 1) : -1;
+    if (hi < lo) {
+      ++changed; // out of order: a bucket changed after the scatter
+      continue;
+    }
+    for (std::int64_t b = lo + 1; b <= hi; ++b) offsets[b] = i;
+  }
+  if (changed > 0)
+    atomicAdd(reinterpret_cast<unsigned long long*>(status + 1),
+              static_cast<unsigned long long>(changed));
+}
+
+/// The regions every pass uses (DenseScatterDeviceLayout: the gate, the
+/// counts, their starts, the scan's sums), the call's status words and its
+/// shape: n records, buckets in [0, maxBucket].
+struct Passes {
+  std::int64_t n;
+  std::uint64_t maxBucket;
+  std::int64_t tiles, cells;
+  std::uint32_t* gate;
+  std::int64_t* counts;
+  std::int64_t* starts;
+  std::int64_t* sums;
+  std::int64_t* status;
+
+  /// Carved from the 64-byte aligned base of `scratch`.
+  static Passes carve(void* scratch, std::int64_t n, std::uint64_t maxBucket,
+                      std::int64_t* status) {
+    auto* base = static_cast<unsigned char*>(scratch);
+    base += (64u - reinterpret_cast<std::uintptr_t>(base) % 64u) % 64u;
+    return Passes{n,
+                  maxBucket,
+                  Layout::tiles(n),
+                  Layout::passCells(n),
+                  reinterpret_cast<std::uint32_t*>(base + Layout::words()),
+                  reinterpret_cast<std::int64_t*>(base + Layout::counts()),
+                  reinterpret_cast<std::int64_t*>(base + Layout::starts(n)),
+                  reinterpret_cast<std::int64_t*>(base + Layout::sums(n)),
+                  status};
+  }
+  /// The first byte after the pass regions (64-byte aligned).
+  static unsigned char* end(void* scratch, std::int64_t n) {
+    auto* base = static_cast<unsigned char*>(scratch);
+    base += (64u - reinterpret_cast<std::uintptr_t>(base) % 64u) % 64u;
+    return base + Layout::records(n);
+  }
+
+  /// Open the gate and clear the status words.
+  void start(cudaStream_t stream) const {
+    launch(startKernel<>, 1u, stream, "sieve::cuda (passes: start)", gate, status);
+  }
+
+  /// One stable pass by the digit at `shift`: count, scan, scatter. The
+  /// first pass counts buckets above maxBucket as outside (and closes the
+  /// gate); every kernel after it is gated.
+  template <class Reader, class BucketOf, class Writer>
+  void pass(const Reader& read, const BucketOf& bucketOf, const Writer& write, bool first,
+            int shift, cudaStream_t stream, const char* what) const {
+    const auto grid = static_cast<unsigned>(tiles);
+    launch(countKernel<Reader, BucketOf>, grid, stream, what, read, bucketOf, n, maxBucket, shift,
+           first, tiles, counts, gate, status);
+    scanEnqueue<std::int64_t, Sum, false>(counts, starts, sums, cells, std::int64_t(0), stream,
+                                          Sum{}, gate);
+    launch(scatterKernel<Reader, BucketOf, Writer>, grid, stream, what, read, bucketOf, n,
+           maxBucket, shift, tiles, static_cast<const std::int64_t*>(counts),
+           static_cast<const std::int64_t*>(starts), write, gate, status);
+  }
+};
+
+} // namespace DenseDevice
+} // namespace Impl
+
+namespace cuda {
+
+/// The native CUDA dense scatter (device memory; header-only: the caller's
+/// functors are compiled into its kernels).
+struct DenseScatter {
+  /// Device scratch bytes of enqueue (core/radix.hpp): about 4 KiB of counts
+  /// per 2048 records, and a plane of n records above 256 buckets.
+  static std::size_t scratchBytes(std::int64_t n, std::int64_t buckets, std::size_t recordBytes) {
+    return dense_scatter_device_scratch_bytes(n, buckets, recordBytes);
+  }
+
+  /// Enqueue on `stream` the stable scatter of the n records `recOf(i)`
+  /// (i in [0, n); a device functor returning a trivially copyable Rec) by
+  /// bucket `bucketOf(rec)` (a device functor; an integer in [0, buckets))
+  /// into out[0, n): ordered by bucket, records of one bucket in the order
+  /// of i (the same bytes as a sequential counting sort), and offsets[b] =
+  /// the first slot of bucket b, offsets[buckets] = n. status[0] = the
+  /// records whose bucket lies outside [0, buckets) — then nothing is written
+  /// to out or offsets; status[1] = the records whose bucket differed between
+  /// the reads (then the output is incomplete, never written outside, and
+  /// the offsets are not written). out
+  /// must not overlap the records recOf reads.
+  /// Kernels only (a count, a scan and a scatter for each of the
+  /// ceil(log2(buckets) / 8) passes, then the offsets): nothing allocated,
+  /// synchronised or read back, so it may be captured into a CUDA graph.
+  /// O(passes x n + buckets); does not block. Throws std::invalid_argument
+  /// (nothing enqueued) for n < 0, buckets outside [1, 2^62], a null out
+  /// (n > 0), offsets, status or scratch, a misaligned offsets or status, a
+  /// scratch smaller than scratchBytes(n, buckets, sizeof(Rec)), or out /
+  /// offsets / status / scratch sharing a byte; std::runtime_error if a
+  /// launch fails.
+  template <class Rec, class RecOf, class BucketOf>
+  static void enqueue(const RecOf& recOf, std::int64_t n, const BucketOf& bucketOf,
+                      std::int64_t buckets, Rec* out, std::int64_t* offsets, std::int64_t* status,
+                      void* scratch, std::size_t scratchBytes, cudaStream_t stream = 0) {
+    static_assert(std::is_trivially_copyable_v<Rec>,
+                  "sieve::cuda::DenseScatter moves trivially copyable records");
+    constexpr const char* fn = "sieve::cuda::DenseScatter::enqueue";
+    const std::size_t need = DenseScatter::scratchBytes(n, buckets, sizeof(Rec));
+    Impl::checkDenseScatterDevice(fn, n, buckets, out, sizeof(Rec), offsets, status, scratch,
+                                  scratchBytes, need);
+    namespace D = Impl::DenseDevice;
+    const auto run = D::Passes::carve(scratch, n, static_cast<std::uint64_t>(buckets - 1), status);
+    auto* plane = reinterpret_cast<Rec*>(D::Passes::end(scratch, n));
+    const int passes = D::Layout::passes(buckets);
+    // Ping-pong so that the last pass writes `out`.
+    const auto dst = [&](int p) { return (passes - 1 - p) % 2 == 0 ? out : plane; };
+    constexpr const char* what = "sieve::cuda::DenseScatter (pass)";
+    run.start(stream);
+    for (int p = 0; p < passes; ++p) {
+      const int shift = D::Layout::kDigitBits * p;
+      if (p == 0) run.pass(recOf, bucketOf, D::PlaneWriter<Rec>{dst(p)}, true, shift, stream, what);
+      else
+        run.pass(D::PlaneReader<Rec>{dst(p - 1)}, bucketOf, D::PlaneWriter<Rec>{dst(p)}, false,
+                 shift, stream, what);
+    }
+    Impl::launch(D::offsetsKernel<Rec, BucketOf>, Impl::Geometry::moveBlocks(n + 1), stream,
+                 "sieve::cuda::DenseScatter (offsets)", static_cast<const Rec*>(out), bucketOf, n,
+                 buckets, offsets, static_cast<const std::uint32_t*>(run.gate), status);
+  }
+};
+
+} // namespace cuda
+} // namespace sieve
