@@ -119,6 +119,7 @@ TEST(CudaRadixOrder, KeysAboveTheBitsWriteNothing) {
     d.run(bits);
     const auto status = d.status.download<std::int64_t>(2);
     EXPECT_EQ(status[0], 2) << bits;
+    EXPECT_EQ(status[1], 0) << bits;
     EXPECT_EQ(d.order.bytes(), before) << bits << ": wrote the order of keys above 2^bits";
     EXPECT_TRUE(d.scratch.guardIntact());
   }

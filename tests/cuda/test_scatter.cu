@@ -17,6 +17,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace sieve_test;
@@ -171,6 +172,22 @@ TEST(CudaDenseScatter, Skewed) {
             "skewed, 2^17");
 }
 
+TEST(CudaDenseScatter, LongRunsOfEmptyBuckets) {
+  SIEVE_REQUIRE_DEVICE();
+  // Offsets inside runs of empty buckets longer than the record threads fill
+  // (binary search): keys at both ends and a few between, 2^22 buckets.
+  const std::int64_t buckets = std::int64_t(1) << 22;
+  std::vector<Rec16> v;
+  std::mt19937 rng(21);
+  for (std::uint32_t i = 0; i < 3000; ++i) {
+    const std::int64_t picks[] = {0, 1, 40, 41, 77, buckets / 2, buckets - 2, buckets - 1};
+    v.push_back(makeRec<Rec16>(picks[rng() % 8], i));
+  }
+  checkCase(v, buckets, KeyMinus{0}, 0, "2^22 buckets, 8 present");
+  checkCase(std::vector<Rec16>{makeRec<Rec16>(buckets / 3, 0)}, buckets, KeyMinus{0}, 0,
+            "one record");
+}
+
 TEST(CudaDenseScatter, RecordSizes) {
   SIEVE_REQUIRE_DEVICE();
   {
@@ -242,8 +259,10 @@ struct LaterCallsSayLast {
 
 TEST(CudaDenseScatter, ChangingBucketIsCountedAndStaysInside) {
   SIEVE_REQUIRE_DEVICE();
-  for (const std::int64_t buckets : {64, 3000}) {
-    const std::int64_t n = 30000;
+  // (2^20 records: 512 tiles, blocks that start after others closed the gate.)
+  for (const auto& [buckets, n] : {std::pair<std::int64_t, std::int64_t>{64, 30000},
+                                   {3000, 30000},
+                                   {3000, std::int64_t(1) << 20}}) {
     const auto host = randomRecs<Rec16>(n, 0, buckets, 8);
     Buffers<Rec16> d(n, buckets);
     d.in.upload(host);
@@ -302,6 +321,7 @@ TEST(CudaDenseScatter, GraphCaptureAndReplay) {
   SIEVE_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
   cudaGraphExec_t exec;
   SIEVE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  std::vector<std::int64_t> lastOffsets;
   for (std::uint32_t round = 0; round < 3; ++round) {
     auto host = randomRecs<Rec16>(n, -7, buckets, 20 + round);
     if (round == 1) host[n / 2].key = buckets; // outside: this replay writes nothing
@@ -313,6 +333,7 @@ TEST(CudaDenseScatter, GraphCaptureAndReplay) {
     if (round == 1) {
       EXPECT_EQ(status[0], 1);
       EXPECT_EQ(d.out.bytes(), outBefore);
+      EXPECT_EQ(d.offsDown(), lastOffsets) << "a replay with a key outside wrote offsets";
       continue;
     }
     EXPECT_EQ(status[0], 0);
@@ -323,6 +344,7 @@ TEST(CudaDenseScatter, GraphCaptureAndReplay) {
     const auto got = d.out.download<Rec16>(static_cast<std::size_t>(n));
     EXPECT_EQ(0, std::memcmp(got.data(), ref.data(), ref.size() * sizeof(Rec16))) << round;
     EXPECT_EQ(d.offsets.download<std::int64_t>(refOffsets.size()), refOffsets) << round;
+    lastOffsets = refOffsets;
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
@@ -353,6 +375,17 @@ TEST(CudaRejects, DenseScatterBeforeAnyCudaCall) {
   });
   expectThrow("out is null",
               [&] { call(n, buckets, nullptr, offsets, status, scratch.data(), need); });
+  expectThrow("out is misaligned", [&] {
+    call(n, buckets, reinterpret_cast<Rec16*>(arena + 4), offsets, status, scratch.data(), need);
+  });
+  expectThrow("offsets is misaligned", [&] {
+    call(n, buckets, out, reinterpret_cast<std::int64_t*>(arena + 4100), status, scratch.data(),
+         need);
+  });
+  expectThrow("n = ", [&] {
+    call(sieve::kDenseScatterDeviceMaxRecords + 1, buckets, out, offsets, status, scratch.data(),
+         need);
+  });
   expectThrow("offsets is null",
               [&] { call(n, buckets, out, nullptr, status, scratch.data(), need); });
   expectThrow("status", [&] {
@@ -373,8 +406,9 @@ TEST(CudaRejects, DenseScatterBeforeAnyCudaCall) {
   expectThrow("overlaps scratch",
               [&] { call(n, buckets, out, offsets, status, arena + 4096, need); });
   // n = 0 takes a null out.
-  EXPECT_NO_THROW(sieve::Impl::checkDenseScatterDevice(
-      "f", 0, buckets, nullptr, sizeof(Rec16), offsets, status, scratch.data(), need, need));
+  EXPECT_NO_THROW(sieve::Impl::checkDenseScatterDevice("f", 0, buckets, nullptr, sizeof(Rec16),
+                                                       alignof(Rec16), offsets, status,
+                                                       scratch.data(), need, need));
 }
 
 TEST(CudaRejects, DenseScatterScratchRule) {

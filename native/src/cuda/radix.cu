@@ -109,6 +109,7 @@ void radixOrderDevice(const std::uint64_t* keys, std::int64_t n, int bits, std::
                       cudaStream_t stream) {
   constexpr const char* fn = "sieve::radixOrderDevice";
   Impl::checkRadixOrderArgs(fn, keys, n, bits, order);
+  Impl::checkDeviceScatterRecords(fn, n);
   Impl::checkPtr(fn, status, "status", alignof(std::int64_t));
   Impl::checkPtr(fn, scratch, "scratch");
   const std::size_t need = radix_order_device_scratch_bytes(n);

@@ -104,7 +104,8 @@ SIEVE_INLINE constexpr bool denseScatterNativePays(std::int64_t buckets, std::in
 ///   counts  cells x 8       int64 counts of the pass, [digit][tile]
 ///   starts  cells x 8       their exclusive scan
 ///   sums    scanScratchElems(cells) x 8   the scan's block sums
-///   records n x recordBytes (two passes or more; 256-byte aligned)
+///   records n x recordBytes (two passes or more; 64-byte aligned: records of
+///           up to 64-byte alignment)
 /// with cells = 256 x tiles.
 struct DenseScatterDeviceLayout {
   static constexpr int kDigitBits = 8;
@@ -144,6 +145,12 @@ struct DenseScatterDeviceLayout {
 
 } // namespace Impl
 
+/// The most records a device scatter pass takes (cuda::DenseScatter,
+/// radixOrderDevice): one block per tile of Tuning::Cuda::kDenseScatterTile
+/// records, at most 2^31 - 1 blocks.
+inline constexpr std::int64_t kDenseScatterDeviceMaxRecords =
+    std::int64_t(0x7FFFFFFF) * Tuning::Cuda::kDenseScatterTile;
+
 /// Bytes of device scratch the dense counting scatter of `n` records of
 /// `recordBytes` bytes into `buckets` buckets needs (cuda::DenseScatter):
 /// 64 bytes of alignment slack and the regions of
@@ -160,8 +167,8 @@ SIEVE_INLINE constexpr std::size_t dense_scatter_device_scratch_bytes(std::int64
 /// Bytes of device scratch the radix order of `n` keys needs on a device
 /// (radixOrderDevice): 64 bytes of alignment slack, the pass regions of
 /// Impl::DenseScatterDeviceLayout (its gate, counts, starts and scan sums,
-/// about n bytes), then the planes of Impl::RadixLayout (a uint64 key plane
-/// and two index planes): about 17n bytes. n < 0 is treated as 0. O(log n),
+/// about 2n bytes), then the planes of Impl::RadixLayout (a uint64 key plane
+/// and two index planes): about 18n bytes. n < 0 is treated as 0. O(log n),
 /// host and device.
 SIEVE_INLINE constexpr std::size_t radix_order_device_scratch_bytes(std::int64_t n) {
   return 64u + Impl::DenseScatterDeviceLayout::records(n < 0 ? 0 : n) +

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <sieve/core/check.hpp>
+#include <sieve/core/radix.hpp>
 #include <sieve/core/rules.hpp>
 #include <sieve/core/select.hpp>
 #include <sieve/core/types.hpp>
@@ -146,6 +147,15 @@ inline void checkSelectDevice(const char* fn, const SelectSpec& s, const void* s
              "the scratch must not share a byte with mask, values, out or count");
 }
 
+/// The record count of a device scatter pass (cuda::DenseScatter,
+/// radixOrderDevice): 0 <= n <= kDenseScatterDeviceMaxRecords (one block a
+/// tile, at most 2^31 - 1 blocks).
+inline void checkDeviceScatterRecords(const char* fn, std::int64_t n) {
+  if (n < 0 || n > kDenseScatterDeviceMaxRecords)
+    fail(fn, "n = " + std::to_string(n) + "; it must be in [0, kDenseScatterDeviceMaxRecords = " +
+                 std::to_string(kDenseScatterDeviceMaxRecords) + "]");
+}
+
 /// The arguments every radix order shares (radixOrderHost, radixOrderDevice):
 /// n >= 0, bits in [0, 64], keys and order present and 8-byte aligned while
 /// n > 0.
@@ -159,19 +169,20 @@ inline void checkRadixOrderArgs(const char* fn, const std::uint64_t* keys, std::
   }
 }
 
-/// The arguments of the device dense scatter (cuda::DenseScatter): n >= 0,
-/// 1 <= buckets <= 2^62, out (n records) where n > 0, offsets (buckets + 1
+/// The arguments of the device dense scatter (cuda::DenseScatter): n in
+/// [0, kDenseScatterDeviceMaxRecords], 1 <= buckets <= 2^62, out (n records,
+/// aligned to recordAlign) where n > 0, offsets (buckets + 1
 /// int64), status (2 int64) and scratch (dense_scatter_device_scratch_bytes)
 /// present and aligned, sharing no byte with each other.
 inline void checkDenseScatterDevice(const char* fn, std::int64_t n, std::int64_t buckets,
                                     const void* out, std::size_t recordBytes,
-                                    const std::int64_t* offsets, const std::int64_t* status,
-                                    const void* scratch, std::size_t scratchBytes,
-                                    std::size_t need) {
-  if (n < 0) fail(fn, "n = " + std::to_string(n) + "; it must be >= 0");
+                                    std::size_t recordAlign, const std::int64_t* offsets,
+                                    const std::int64_t* status, const void* scratch,
+                                    std::size_t scratchBytes, std::size_t need) {
+  checkDeviceScatterRecords(fn, n);
   if (buckets < 1 || buckets > (std::int64_t(1) << 62))
     fail(fn, "buckets = " + std::to_string(buckets) + "; it must be in [1, 2^62]");
-  if (n > 0) checkPtr(fn, out, "out");
+  if (n > 0) checkPtr(fn, out, "out", recordAlign);
   checkPtr(fn, offsets, "offsets", alignof(std::int64_t));
   checkPtr(fn, status, "status", alignof(std::int64_t));
   checkPtr(fn, scratch, "scratch");

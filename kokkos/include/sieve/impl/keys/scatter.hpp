@@ -259,9 +259,21 @@ Result scatterDense(const sieve::Impl::Names& names, const Exec& exec, const In&
   const std::string range = "[" + std::to_string(minKey) + ", " + std::to_string(maxKey) + "]";
   using D = DenseSrc<Src, Out>;
   const D dense{src, output, minKey, maxKey};
+  // A range the histograms (about keys * chunks words) or the offsets do
+  // not fit in memory: an argument error, not a bare allocation failure.
+  const auto tooLarge = [&](const char* what) { failRangeTooLarge(fn, minKey, maxKey, K, what); };
+  const auto allocOffsets = [&] {
+    try {
+      return I64View<Exec>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("offsets")),
+                           static_cast<std::size_t>(K + 1));
+    } catch (const std::bad_alloc& e) {
+      failRangeTooLarge(fn, minKey, maxKey, K, e.what());
+    } catch (const std::runtime_error& e) {
+      failRangeTooLarge(fn, minKey, maxKey, K, e.what());
+    }
+  };
   if (denseOnNative<Exec>(src, output, K)) {
-    I64View<Exec> offsets(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("offsets")),
-                          static_cast<std::size_t>(K + 1));
+    const I64View<Exec> offsets = allocOffsets();
     DenseScatterHostResult r;
     if (nativeDense(names, exec, fn, dense, src.records(), K, offsets.data(), r)) {
       checkKeysInRange(fn, r.outside, range);
@@ -270,19 +282,14 @@ Result scatterDense(const sieve::Impl::Names& names, const Exec& exec, const In&
     }
   }
   CountingSort<Exec, D> sort(exec, names, dense, K);
-  I64View<Exec> offsets;
-  // A range the histograms (about keys * chunks words) or the offsets do
-  // not fit in memory: an argument error, not a bare allocation failure.
-  const auto tooLarge = [&](const char* what) { failRangeTooLarge(fn, minKey, maxKey, K, what); };
   try {
     sort.allocate();
-    offsets = I64View<Exec>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("offsets")),
-                            static_cast<std::size_t>(K + 1));
   } catch (const std::bad_alloc& e) {
     tooLarge(e.what());
   } catch (const std::runtime_error& e) {
     tooLarge(e.what());
   }
+  const I64View<Exec> offsets = allocOffsets();
   const auto stats = sort.histogram();
   if (stats.negative > 0)
     sieve::Impl::fail(fn, "the mapper's count(i) is negative for " +

@@ -25,12 +25,15 @@
 //    bucket and, within a bucket, by record.
 // After the last pass, offsets: offsets[b] = the first slot of bucket b,
 // from the buckets of neighbouring output records (every b in
-// (bucket(i - 1), bucket(i)] gets i), offsets[buckets] = n.
-// A record whose bucket differs between the reads (an impure functor) is
-// counted in status[1] and closes the gate (the output is then incomplete;
-// the later passes and the offsets do not run), and a slot count that
-// disagrees never writes past its (digit, tile) range: nothing is written
-// outside out, offsets, status and the scratch.
+// (bucket(i - 1), bucket(i)] gets i; long runs of empty buckets by binary
+// search), offsets[buckets] = n.
+// A record whose bucket differs between the count and the scatter (an
+// impure functor) is counted in status[1] and closes the gate (the output is
+// then incomplete; the later passes and the offsets do not run), and a slot
+// count that disagrees never writes past its (digit, tile) range: nothing is
+// written outside out, offsets, status and the scratch. A bucket that
+// changes only after the last scatter is counted where it breaks the
+// output's order.
 #pragma once
 
 #include <sieve/core/layout.hpp>
@@ -82,6 +85,22 @@ __device__ __forceinline__ std::int64_t recordIndex(std::int64_t tile, unsigned 
   return tile * kTile + std::int64_t(warp) * (32 * kItems) + std::int64_t(j) * 32 + lane;
 }
 
+/// The lanes of the warp whose digit (< 2^9) equals this lane's: one
+/// __match_any_sync (sm_70 and later), nine ballots before. Every lane calls it.
+__device__ __forceinline__ unsigned matchDigit(unsigned d) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+  unsigned m = kFullWarp;
+  for (unsigned b = 0; b < 9u; ++b) {
+    const bool bit = ((d >> b) & 1u) != 0u;
+    const unsigned vote = __ballot_sync(kFullWarp, bit);
+    m &= bit ? vote : ~vote;
+  }
+  return m;
+#else
+  return __match_any_sync(kFullWarp, d);
+#endif
+}
+
 /// (A template: defined in this header, once per program.)
 template <int = 0>
 __global__ void startKernel(std::uint32_t* gate, std::int64_t* status) {
@@ -94,14 +113,17 @@ __global__ void startKernel(std::uint32_t* gate, std::int64_t* status) {
 
 /// A pass's (digit, tile) counts of the records `read` gives. The first pass
 /// (`first`) counts the buckets outside the range in status[0] and closes the
-/// gate; a later one counts them as changed (status[1]).
+/// gate; in a later pass such a bucket changed since the first (the scatter,
+/// which reads it again, counts it in status[1]).
 template <class Reader, class BucketOf>
 __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     countKernel(Reader read, BucketOf bucketOf, std::int64_t n, std::uint64_t maxBucket, int shift,
                 bool first, std::int64_t tiles, std::int64_t* counts, std::uint32_t* gate,
                 std::int64_t* status) {
-  // (The first pass counts every block's keys outside the range.)
-  if (!first && !gateOpen(gate)) return; // block-uniform
+  // The first pass counts every block's keys outside the range; a later one
+  // is a no-op once the gate is closed (no kernel of its launch writes the
+  // gate: every thread reads the same word).
+  if (!first && !gateOpen(gate)) return;
   __shared__ std::uint32_t hist[kBins];
   const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
   hist[t] = 0u;
@@ -117,16 +139,16 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
       if (b <= maxBucket) d = static_cast<unsigned>(b >> shift) & (kBins - 1u);
       else ++outside;
     }
-    const unsigned peers = __match_any_sync(kFullWarp, d);
+    const unsigned peers = matchDigit(d);
     if (d != kNoDigit && (peers & below) == 0u)
       atomicAdd(&hist[d], static_cast<std::uint32_t>(__popc(peers)));
   }
   __syncthreads();
   counts[std::int64_t(t) * tiles + tile] = hist[t];
-  if (outside > 0) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(status + (first ? 0 : 1)),
+  if (first && outside > 0) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(status),
               static_cast<unsigned long long>(outside));
-    if (first) atomicExch(gate, 0u);
+    atomicExch(gate, 0u);
   }
 }
 
@@ -140,16 +162,20 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
                   const std::int64_t* starts, Writer write, std::uint32_t* gate,
                   std::int64_t* status) {
   using Rec = std::decay_t<decltype(read(std::int64_t(0)))>;
-  if (!gateOpen(gate)) return; // block-uniform
   __shared__ std::uint32_t warpCount[Tuning::Cuda::kWarps][kBins];
   __shared__ std::int64_t start[kBins];
   __shared__ std::uint32_t allowed[kBins];
+  __shared__ std::uint32_t open;
   const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
   const std::int64_t tile = blockIdx.x;
+  // Other blocks of this launch may close the gate: one thread reads it, and
+  // the whole block follows that one reading (never half a block).
+  if (t == 0u) open = gate == nullptr ? 1u : *static_cast<volatile const std::uint32_t*>(gate);
   for (unsigned w = 0; w < Tuning::Cuda::kWarps; ++w) warpCount[w][t] = 0u;
   start[t] = starts[std::int64_t(t) * tiles + tile];
   allowed[t] = static_cast<std::uint32_t>(counts[std::int64_t(t) * tiles + tile]);
   __syncthreads();
+  if (open == 0u) return; // block-uniform
   const unsigned below = (1u << lane) - 1u;
   std::int64_t changed = 0;
   Rec rec[kItems];
@@ -164,7 +190,7 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
       if (b <= maxBucket) d = static_cast<unsigned>(b >> shift) & (kBins - 1u);
       else ++changed; // inside the range when counted
     }
-    const unsigned peers = __match_any_sync(kFullWarp, d);
+    const unsigned peers = matchDigit(d);
     const std::uint32_t before = d != kNoDigit ? warpCount[warp][d] : 0u;
     __syncwarp();
     if (d != kNoDigit && (peers & below) == 0u)
@@ -200,34 +226,71 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   }
 }
 
-/// offsets[b] for every b in (bucket(i - 1), bucket(i)], i in [0, n] (bucket(-1)
-/// = -1, bucket(n) = buckets), from the ordered output.
+/// The offsets, from the ordered output, in parallel over records and over
+/// buckets: first every offset is marked (-1); then record i writes
+/// offsets[b] = i for every b in (bucket(i - 1), bucket(i)] when that run of
+/// buckets is short (bucket(-1) = -1, bucket(n) = buckets); last every bucket
+/// still marked (inside a long run of empty buckets) finds its offset by a
+/// binary search of the output. O(n + buckets) work, no run serial past
+/// kShortGap buckets. Records out of order (a bucket that changed after the
+/// scatter) are counted in status[1]; every offset is written, in [0, n].
+inline constexpr std::int64_t kShortGap = 32;
+
+template <class Rec, class BucketOf>
+__device__ __forceinline__ std::int64_t bucketAt(const Rec* out, const BucketOf& bucketOf,
+                                                 std::int64_t i, std::int64_t n,
+                                                 std::int64_t buckets) {
+  if (i >= n) return buckets;
+  const auto b = static_cast<std::uint64_t>(bucketOf(out[i]));
+  return b < static_cast<std::uint64_t>(buckets) ? static_cast<std::int64_t>(b) : buckets;
+}
+
+template <int = 0>
+__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
+    markOffsetsKernel(std::int64_t* offsets, std::int64_t buckets, const std::uint32_t* gate) {
+  if (!gateOpen(gate)) return;
+  for (std::int64_t b = globalIndex(); b <= buckets; b += gridStride()) offsets[b] = -1;
+}
+
 template <class Rec, class BucketOf>
 __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
-    offsetsKernel(const Rec* out, BucketOf bucketOf, std::int64_t n, std::int64_t buckets,
-                  std::int64_t* offsets, const std::uint32_t* gate, std::int64_t* status) {
+    runOffsetsKernel(const Rec* out, BucketOf bucketOf, std::int64_t n, std::int64_t buckets,
+                     std::int64_t* offsets, const std::uint32_t* gate, std::int64_t* status) {
   if (!gateOpen(gate)) return;
   std::int64_t changed = 0;
-  const auto bucketAt = [&](std::int64_t i) {
-    const auto b = static_cast<std::uint64_t>(bucketOf(out[i]));
-    return b < static_cast<std::uint64_t>(buckets) ? static_cast<std::int64_t>(b) : buckets;
-  };
   for (std::int64_t i = globalIndex(); i <= n; i += gridStride()) {
-    std::int64_t hi = buckets;
-    if (i < n) {
-      hi = bucketAt(i);
-      if (hi == buckets) ++changed; // in range when counted and scattered
-    }
-    const std::int64_t lo = i > 0 ? bucketAt(i - 1) : -1;
+    const std::int64_t hi = bucketAt(out, bucketOf, i, n, buckets);
+    if (i < n && hi == buckets) ++changed; // in range when counted and scattered
+    const std::int64_t lo = i > 0 ? bucketAt(out, bucketOf, i - 1, n, buckets) : -1;
     if (hi < lo) {
       ++changed; // out of order: a bucket changed after the scatter
       continue;
     }
-    for (std::int64_t b = lo + 1; b <= hi; ++b) offsets[b] = i;
+    if (hi == lo) continue;
+    offsets[hi] = i;
+    if (hi - lo <= kShortGap)
+      for (std::int64_t b = lo + 1; b < hi; ++b) offsets[b] = i;
   }
   if (changed > 0)
     atomicAdd(reinterpret_cast<unsigned long long*>(status + 1),
               static_cast<unsigned long long>(changed));
+}
+
+template <class Rec, class BucketOf>
+__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
+    gapOffsetsKernel(const Rec* out, BucketOf bucketOf, std::int64_t n, std::int64_t buckets,
+                     std::int64_t* offsets, const std::uint32_t* gate) {
+  if (!gateOpen(gate)) return;
+  for (std::int64_t b = globalIndex(); b <= buckets; b += gridStride()) {
+    if (offsets[b] != -1) continue;
+    std::int64_t lo = 0, hi = n; // the first i with bucket(i) >= b
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (bucketAt(out, bucketOf, mid, n, buckets) < b) lo = mid + 1;
+      else hi = mid;
+    }
+    offsets[b] = lo;
+  }
 }
 
 /// The regions every pass uses (DenseScatterDeviceLayout: the gate, the
@@ -308,16 +371,18 @@ struct DenseScatter {
   /// of i (the same bytes as a sequential counting sort), and offsets[b] =
   /// the first slot of bucket b, offsets[buckets] = n. status[0] = the
   /// records whose bucket lies outside [0, buckets) — then nothing is written
-  /// to out or offsets; status[1] = the records whose bucket differed between
-  /// the reads (then the output is incomplete, never written outside, and
-  /// the offsets are not written). out
-  /// must not overlap the records recOf reads.
+  /// to out or offsets; status[1] counts records whose bucket differed
+  /// between the reads (then the output is incomplete, never written
+  /// outside; when the count and a scatter disagree the offsets are not
+  /// written). out (aligned to its records) must not overlap the records
+  /// recOf reads; Rec's alignment is at most 64 bytes.
   /// Kernels only (a count, a scan and a scatter for each of the
   /// ceil(log2(buckets) / 8) passes, then the offsets): nothing allocated,
   /// synchronised or read back, so it may be captured into a CUDA graph.
   /// O(passes x n + buckets); does not block. Throws std::invalid_argument
-  /// (nothing enqueued) for n < 0, buckets outside [1, 2^62], a null out
-  /// (n > 0), offsets, status or scratch, a misaligned offsets or status, a
+  /// (nothing enqueued) for n < 0 or above kDenseScatterDeviceMaxRecords,
+  /// buckets outside [1, 2^62], a null out (n > 0), offsets, status or
+  /// scratch, a misaligned out, offsets or status, a
   /// scratch smaller than scratchBytes(n, buckets, sizeof(Rec)), or out /
   /// offsets / status / scratch sharing a byte; std::runtime_error if a
   /// launch fails.
@@ -325,12 +390,17 @@ struct DenseScatter {
   static void enqueue(const RecOf& recOf, std::int64_t n, const BucketOf& bucketOf,
                       std::int64_t buckets, Rec* out, std::int64_t* offsets, std::int64_t* status,
                       void* scratch, std::size_t scratchBytes, cudaStream_t stream = 0) {
-    static_assert(std::is_trivially_copyable_v<Rec>,
-                  "sieve::cuda::DenseScatter moves trivially copyable records");
+    static_assert(std::is_trivially_copyable_v<Rec> && std::is_default_constructible_v<Rec>,
+                  "sieve::cuda::DenseScatter moves trivially copyable, default-constructible "
+                  "records");
+    static_assert(alignof(Rec) <= 64,
+                  "sieve::cuda::DenseScatter: the record plane in the scratch is 64-byte aligned");
+    static_assert(std::is_same_v<std::decay_t<decltype(recOf(std::int64_t(0)))>, Rec>,
+                  "sieve::cuda::DenseScatter: recOf(i) must return the output's record type");
     constexpr const char* fn = "sieve::cuda::DenseScatter::enqueue";
     const std::size_t need = DenseScatter::scratchBytes(n, buckets, sizeof(Rec));
-    Impl::checkDenseScatterDevice(fn, n, buckets, out, sizeof(Rec), offsets, status, scratch,
-                                  scratchBytes, need);
+    Impl::checkDenseScatterDevice(fn, n, buckets, out, sizeof(Rec), alignof(Rec), offsets, status,
+                                  scratch, scratchBytes, need);
     namespace D = Impl::DenseDevice;
     const auto run = D::Passes::carve(scratch, n, static_cast<std::uint64_t>(buckets - 1), status);
     auto* plane = reinterpret_cast<Rec*>(D::Passes::end(scratch, n));
@@ -346,9 +416,15 @@ struct DenseScatter {
         run.pass(D::PlaneReader<Rec>{dst(p - 1)}, bucketOf, D::PlaneWriter<Rec>{dst(p)}, false,
                  shift, stream, what);
     }
-    Impl::launch(D::offsetsKernel<Rec, BucketOf>, Impl::Geometry::moveBlocks(n + 1), stream,
-                 "sieve::cuda::DenseScatter (offsets)", static_cast<const Rec*>(out), bucketOf, n,
-                 buckets, offsets, static_cast<const std::uint32_t*>(run.gate), status);
+    const auto* g = static_cast<const std::uint32_t*>(run.gate);
+    const auto* o = static_cast<const Rec*>(out);
+    constexpr const char* offs = "sieve::cuda::DenseScatter (offsets)";
+    Impl::launch(D::markOffsetsKernel<>, Impl::Geometry::moveBlocks(buckets + 1), stream, offs,
+                 offsets, buckets, g);
+    Impl::launch(D::runOffsetsKernel<Rec, BucketOf>, Impl::Geometry::moveBlocks(n + 1), stream,
+                 offs, o, bucketOf, n, buckets, offsets, g, status);
+    Impl::launch(D::gapOffsetsKernel<Rec, BucketOf>, Impl::Geometry::moveBlocks(buckets + 1),
+                 stream, offs, o, bucketOf, n, buckets, offsets, g);
   }
 };
 
