@@ -26,7 +26,9 @@
 #endif
 #include <sieve/native/host/scatter.hpp>
 
+#include <array>
 #include <memory>
+#include <string>
 
 namespace sieve {
 namespace Impl {
@@ -90,6 +92,24 @@ struct Faces<Face::Cuda> {
     selectDeviceChecked(spec, scratch, scratchBytes, exec.cuda_stream());
   }
 
+  /// Two status words on the instance (`label`), `enqueue(words)` on its
+  /// stream with its device current, then the words read back: blocking.
+  template <class Enqueue>
+  static std::array<std::int64_t, 2> withStatus(const Kokkos::Cuda& exec, const Names& names,
+                                                const char* label, const Enqueue& enqueue) {
+    Kokkos::View<std::int64_t*, Kokkos::CudaSpace> status(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(label)), 2);
+    {
+      const CudaDeviceGuard device(exec.cuda_device());
+      enqueue(status.data());
+    }
+    std::array<std::int64_t, 2> words{{0, 0}};
+    Kokkos::deep_copy(exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace>(words.data(), 2),
+                      status);
+    fence(exec, std::string(label) + " read");
+    return words;
+  }
+
   /// Scratch bytes of radixOrder (core/radix.hpp).
   static constexpr std::size_t radixOrderScratchBytes(std::int64_t n) {
     return radix_order_device_scratch_bytes(n);
@@ -103,16 +123,9 @@ struct Faces<Face::Cuda> {
                          std::int64_t n, int bits, std::int64_t* order, void* scratch,
                          std::size_t scratchBytes) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
-    Kokkos::View<std::int64_t*, Kokkos::CudaSpace> status(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("radix_status")), 2);
-    {
-      const CudaDeviceGuard device(exec.cuda_device());
-      radixOrderDevice(keys, n, bits, order, status.data(), scratch, scratchBytes,
-                       exec.cuda_stream());
-    }
-    std::int64_t words[2] = {0, 0};
-    Kokkos::deep_copy(exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace>(words, 2), status);
-    fence(exec, "radix order: status read");
+    const auto words = withStatus(exec, names, "radix_status", [&](std::int64_t* status) {
+      radixOrderDevice(keys, n, bits, order, status, scratch, scratchBytes, exec.cuda_stream());
+    });
     if (words[0] != 0)
       fail(names.prefix.c_str(), std::to_string(words[0]) +
                                      " key distance(s) outside the keys' own span (a key "
@@ -144,16 +157,10 @@ struct Faces<Face::Cuda> {
     const std::size_t bytes = cuda::DenseScatter::scratchBytes(n, buckets, sizeof(Rec));
     Kokkos::View<unsigned char*, Kokkos::CudaSpace> scratch(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("dense_scratch")), bytes);
-    Kokkos::View<std::int64_t*, Kokkos::CudaSpace> status(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("dense_status")), 2);
-    {
-      const CudaDeviceGuard device(exec.cuda_device());
-      cuda::DenseScatter::enqueue(recOf, n, digitOf, buckets, out, offsets, status.data(),
+    const auto words = withStatus(exec, names, "dense_status", [&](std::int64_t* status) {
+      cuda::DenseScatter::enqueue(recOf, n, digitOf, buckets, out, offsets, status,
                                   scratch.data(), bytes, exec.cuda_stream());
-    }
-    std::int64_t words[2] = {0, 0};
-    Kokkos::deep_copy(exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace>(words, 2), status);
-    fence(exec, "keys::scatter_dense: status read");
+    });
     return DenseScatterHostResult{words[0], words[1]};
   }
 #endif

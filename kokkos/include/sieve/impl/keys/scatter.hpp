@@ -261,7 +261,6 @@ Result scatterDense(const sieve::Impl::Names& names, const Exec& exec, const In&
   const D dense{src, output, minKey, maxKey};
   // A range the histograms (about keys * chunks words) or the offsets do
   // not fit in memory: an argument error, not a bare allocation failure.
-  const auto tooLarge = [&](const char* what) { failRangeTooLarge(fn, minKey, maxKey, K, what); };
   const auto allocOffsets = [&] {
     try {
       return I64View<Exec>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("offsets")),
@@ -285,9 +284,9 @@ Result scatterDense(const sieve::Impl::Names& names, const Exec& exec, const In&
   try {
     sort.allocate();
   } catch (const std::bad_alloc& e) {
-    tooLarge(e.what());
+    failRangeTooLarge(fn, minKey, maxKey, K, e.what());
   } catch (const std::runtime_error& e) {
-    tooLarge(e.what());
+    failRangeTooLarge(fn, minKey, maxKey, K, e.what());
   }
   const I64View<Exec> offsets = allocOffsets();
   const auto stats = sort.histogram();
