@@ -93,10 +93,12 @@ struct Faces<Face::Cuda> {
   }
 
   /// Two status words on the instance (`label`), `enqueue(words)` on its
-  /// stream with its device current, then the words read back: blocking.
+  /// stream with its device current, then the words read back (a fence
+  /// named "`call`: status read"): blocking.
   template <class Enqueue>
   static std::array<std::int64_t, 2> withStatus(const Kokkos::Cuda& exec, const Names& names,
-                                                const char* label, const Enqueue& enqueue) {
+                                                const char* call, const char* label,
+                                                const Enqueue& enqueue) {
     Kokkos::View<std::int64_t*, Kokkos::CudaSpace> status(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(label)), 2);
     {
@@ -106,7 +108,7 @@ struct Faces<Face::Cuda> {
     std::array<std::int64_t, 2> words{{0, 0}};
     Kokkos::deep_copy(exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace>(words.data(), 2),
                       status);
-    fence(exec, std::string(label) + " read");
+    fence(exec, std::string(call) + ": status read");
     return words;
   }
 
@@ -123,7 +125,7 @@ struct Faces<Face::Cuda> {
                          std::int64_t n, int bits, std::int64_t* order, void* scratch,
                          std::size_t scratchBytes) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
-    const auto words = withStatus(exec, names, "radix_status", [&](std::int64_t* status) {
+    const auto words = withStatus(exec, names, "radix order", "radix_status", [&](std::int64_t* status) {
       radixOrderDevice(keys, n, bits, order, status, scratch, scratchBytes, exec.cuda_stream());
     });
     if (words[0] != 0)
@@ -157,7 +159,7 @@ struct Faces<Face::Cuda> {
     const std::size_t bytes = cuda::DenseScatter::scratchBytes(n, buckets, sizeof(Rec));
     Kokkos::View<unsigned char*, Kokkos::CudaSpace> scratch(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("dense_scratch")), bytes);
-    const auto words = withStatus(exec, names, "dense_status", [&](std::int64_t* status) {
+    const auto words = withStatus(exec, names, "keys::scatter_dense", "dense_status", [&](std::int64_t* status) {
       cuda::DenseScatter::enqueue(recOf, n, digitOf, buckets, out, offsets, status,
                                   scratch.data(), bytes, exec.cuda_stream());
     });
