@@ -27,7 +27,7 @@
 #   through the native twins), the cross-backend comparison, and the native
 #   CUDA face on the CPU emulator (AddressSanitizer as its memcheck); for
 #   `ctest --test-dir build-asan -R '^(host|core|kokkos\.serial|crossbackend|cuda\.emulated|mpi\.serial)'
-#   -E 'long$|omp[14]$|three_levels$'` (.ci/run then runs 12 of three_levels' 38 cases there).
+#   -E 'long$|omp[14]$'` (cuda.emulated.three_levels runs 12 of its 38 cases there).
 #   (The fuzzer runs the OpenMP face under the same sanitizers.)
 # --fuzz: the differential fuzzer (default dir build-fuzz/): installs clang and
 #   libomp-dev, builds Kokkos with clang into .deps/kokkos-clang (same source),

@@ -125,9 +125,10 @@ struct Faces<Face::Cuda> {
                          std::int64_t n, int bits, std::int64_t* order, void* scratch,
                          std::size_t scratchBytes) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
-    const auto words = withStatus(exec, names, "radix order", "radix_status", [&](std::int64_t* status) {
-      radixOrderDevice(keys, n, bits, order, status, scratch, scratchBytes, exec.cuda_stream());
-    });
+    const auto words =
+        withStatus(exec, names, "radix order", "radix_status", [&](std::int64_t* status) {
+          radixOrderDevice(keys, n, bits, order, status, scratch, scratchBytes, exec.cuda_stream());
+        });
     if (words[0] != 0)
       fail(names.prefix.c_str(), std::to_string(words[0]) +
                                      " key distance(s) outside the keys' own span (a key "
@@ -159,10 +160,11 @@ struct Faces<Face::Cuda> {
     const std::size_t bytes = cuda::DenseScatter::scratchBytes(n, buckets, sizeof(Rec));
     Kokkos::View<unsigned char*, Kokkos::CudaSpace> scratch(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("dense_scratch")), bytes);
-    const auto words = withStatus(exec, names, "keys::scatter_dense", "dense_status", [&](std::int64_t* status) {
-      cuda::DenseScatter::enqueue(recOf, n, digitOf, buckets, out, offsets, status,
-                                  scratch.data(), bytes, exec.cuda_stream());
-    });
+    const auto words =
+        withStatus(exec, names, "keys::scatter_dense", "dense_status", [&](std::int64_t* status) {
+          cuda::DenseScatter::enqueue(recOf, n, digitOf, buckets, out, offsets, status,
+                                      scratch.data(), bytes, exec.cuda_stream());
+        });
     return DenseScatterHostResult{words[0], words[1]};
   }
 #endif
