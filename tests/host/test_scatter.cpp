@@ -135,7 +135,10 @@ void expectScatter(i64 n, i64 K, unsigned seed, bool skew = false) {
   }
 }
 
-const i64 kBuckets[] = {1, 2, 3, 255, 256, 2048, 2049, 4097, i64(1) << 16, 100003};
+// 257 .. 1024 high buckets (one pass: 700; two: (2^19 + 1) >> 10 = 513)
+// buffer two lines a bucket, up to 256 four, above 1024 one.
+const i64 kBuckets[] = {1,    2,    3,    255,          256,    700,
+                        2048, 2049, 4097, i64(1) << 16, 100003, (i64(1) << 19) + 1};
 
 } // namespace
 

@@ -17,6 +17,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -272,10 +273,10 @@ void fillFrom(const void* ctx, std::int64_t a, std::int64_t b, std::uint8_t* dst
 
 } // namespace
 
-// selectHost: the whole selection on a team (blocks of 64 Ki samples a
-// round), every item kind, mask array or fill callback, every cap, against
-// the sequential loop, at several team sizes and every instruction set;
-// nothing written past the cap.
+// selectHost: the whole selection on a team (blocks of 64 Ki samples, their
+// offsets by look-back), every item kind, mask array or fill callback, every
+// cap, against the sequential loop, at several team sizes (one larger than
+// the machine) and every instruction set; nothing written past the cap.
 TEST(HostSelectTeam, MatchesTheSequentialLoop) {
   const IsaScope scope;
   for (const auto isa : supportedIsas()) {
@@ -283,13 +284,16 @@ TEST(HostSelectTeam, MatchesTheSequentialLoop) {
     for (const i64 n : {i64(0), i64(1), i64(65535), i64(65536 * 5 + 77)}) {
       const auto mask = makeMask(n, 37, 5u + static_cast<unsigned>(n));
       std::vector<std::uint16_t> values(static_cast<std::size_t>(n));
-      for (i64 k = 0; k < n; ++k)
+      std::vector<std::uint64_t> wide(static_cast<std::size_t>(n));
+      for (i64 k = 0; k < n; ++k) {
         values[static_cast<std::size_t>(k)] = static_cast<std::uint16_t>(k * 3 + 1);
+        wide[static_cast<std::size_t>(k)] = static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15u;
+      }
       std::vector<i64> ref;
       for (i64 k = 0; k < n; ++k)
         if (mask[static_cast<std::size_t>(k)] != 0) ref.push_back(k);
       const i64 total = static_cast<i64>(ref.size());
-      for (const int threads : {1, 2, 3}) {
+      for (const int threads : {1, 2, 3, 8}) { // 8: up to one a block (6 here)
         for (const i64 cap : {i64(0), total / 2 + 1, total + 3}) {
           for (const bool useFill : {false, true}) {
             SCOPED_TRACE("n=" + std::to_string(n) + " threads=" + std::to_string(threads) +
@@ -310,21 +314,26 @@ TEST(HostSelectTeam, MatchesTheSequentialLoop) {
               ASSERT_EQ(out[static_cast<std::size_t>(k)],
                         k < cap && k < total ? ref[static_cast<std::size_t>(k)] : -5)
                   << "slot " << k;
-            // 2-byte values
-            std::vector<std::uint16_t> vout(static_cast<std::size_t>(cap + 8), 0xEEEE);
-            s.item = sieve::SelectItem::Value;
-            s.elemBytes = 2;
-            s.values = values.data();
-            s.out = vout.data();
-            count = -1;
-            sieve::selectHost(sieve::HostTeam{threads}, s, useFill ? &fill : nullptr);
-            EXPECT_EQ(count, total);
-            for (i64 k = 0; k < cap + 8; ++k)
-              ASSERT_EQ(vout[static_cast<std::size_t>(k)],
-                        k < cap && k < total
-                            ? values[static_cast<std::size_t>(ref[static_cast<std::size_t>(k)])]
-                            : 0xEEEE)
-                  << "slot " << k;
+            // 2- and 8-byte values
+            const auto checkValues = [&](const auto& vals) {
+              using T = typename std::decay_t<decltype(vals)>::value_type;
+              std::vector<T> vout(static_cast<std::size_t>(cap + 8), T(0xEEEE));
+              s.item = sieve::SelectItem::Value;
+              s.elemBytes = sizeof(T);
+              s.values = vals.data();
+              s.out = vout.data();
+              count = -1;
+              sieve::selectHost(sieve::HostTeam{threads}, s, useFill ? &fill : nullptr);
+              EXPECT_EQ(count, total);
+              for (i64 k = 0; k < cap + 8; ++k)
+                ASSERT_EQ(vout[static_cast<std::size_t>(k)],
+                          k < cap && k < total
+                              ? vals[static_cast<std::size_t>(ref[static_cast<std::size_t>(k)])]
+                              : T(0xEEEE))
+                    << sizeof(T) << "-byte values, slot " << k;
+            };
+            checkValues(values);
+            checkValues(wide);
           }
         }
       }

@@ -113,6 +113,114 @@ SIEVE_TARGET_AVX2 std::uint32_t scanSum32Avx2(const std::uint32_t* in, std::uint
   return scanSum32Tail(in, out, i, len, acc, inclusive);
 }
 
+/// The indices of the non-zero mask bytes of [i, i + len) into dst, as int64
+/// or int32 (Index): per 8 samples, the table row of their bits (the positions
+/// of the set bits, as int32) offset by their base and stored whole (32 or 64
+/// bytes; the slack is overwritten by what follows or lies in the caller's room).
+template <class Index>
+SIEVE_TARGET_AVX2 inline std::int64_t selectIndicesAvx2T(const std::uint8_t* mask, std::int64_t i,
+                                                         std::int64_t len, Index* dst) {
+  const std::uint32_t nonzero = keepXorMaskForZeroBits<std::uint32_t>(0u);
+  std::int64_t f = 0, j = 0;
+  for (; j + 32 <= len; j += 32) {
+    const std::uint32_t bits = keep32Avx2(mask + i + j, nonzero);
+    if (bits == 0u) continue;
+    for (int q = 0; q < 4; ++q) {
+      const std::uint32_t m = (bits >> (8 * q)) & 0xFFu;
+      const auto* row = reinterpret_cast<const __m128i*>(kBitLut.pos[m]);
+      const std::int64_t base = i + j + 8 * q;
+      if constexpr (sizeof(Index) == 8) {
+        const __m256i b = _mm256_set1_epi64x(base);
+        auto* d = reinterpret_cast<__m256i*>(dst + f);
+        _mm256_storeu_si256(d, _mm256_add_epi64(b, _mm256_cvtepi32_epi64(_mm_load_si128(row))));
+        _mm256_storeu_si256(d + 1,
+                            _mm256_add_epi64(b, _mm256_cvtepi32_epi64(_mm_load_si128(row + 1))));
+      } else {
+        const __m256i b = _mm256_set1_epi32(static_cast<int>(base));
+        _mm256_storeu_si256(
+            reinterpret_cast<__m256i*>(dst + f),
+            _mm256_add_epi32(b, _mm256_load_si256(reinterpret_cast<const __m256i*>(row))));
+      }
+      f += kBitLut.pop[m];
+    }
+  }
+  return f + selectExact<Index>(mask, i + j, len - j, reinterpret_cast<unsigned char*>(dst + f),
+                                [](std::int64_t k) { return static_cast<Index>(k); });
+}
+
+SIEVE_TARGET_AVX2 std::int64_t selectIndicesAvx2(const std::uint8_t* mask, std::int64_t i,
+                                                 std::int64_t len, std::int64_t* dst) {
+  return selectIndicesAvx2T(mask, i, len, dst);
+}
+
+SIEVE_TARGET_AVX2 std::int64_t selectIndices32Avx2(const std::uint8_t* mask, std::int64_t i,
+                                                   std::int64_t len, std::int32_t* dst) {
+  return selectIndicesAvx2T(mask, i, len, dst);
+}
+
+/// The lane permutation that packs the selected 8-byte lanes of 4 (bits of a
+/// nibble) to the front, as the int32 indices of _mm256_permutevar8x32_epi32.
+struct Pack64Lut {
+  alignas(32) std::int32_t idx[16][8];
+};
+
+constexpr Pack64Lut makePack64Lut() {
+  Pack64Lut t{};
+  for (int m = 0; m < 16; ++m)
+    for (int k = 0; k < 4; ++k) {
+      const int p = kBitLut.pos[m][k]; // 0 past the selected lanes: any lane will do
+      t.idx[m][2 * k] = 2 * p;
+      t.idx[m][2 * k + 1] = 2 * p + 1;
+    }
+  return t;
+}
+
+constexpr Pack64Lut kPack64Lut = makePack64Lut();
+
+/// The selected values of 8 (W = 4) or 4 (W = 8) samples packed to the front
+/// of a 32-byte store at dst: one permutation per 32 bytes of values.
+template <int W>
+SIEVE_TARGET_AVX2 std::int64_t selectValuesAvx2W(const std::uint8_t* mask, std::int64_t i,
+                                                 std::int64_t len, const unsigned char* v,
+                                                 unsigned char* dst) {
+  constexpr int lanes = 32 / W;
+  const std::uint32_t nonzero = keepXorMaskForZeroBits<std::uint32_t>(0u);
+  std::int64_t f = 0, j = 0;
+  for (; j + 32 <= len; j += 32) {
+    const std::uint32_t bits = keep32Avx2(mask + i + j, nonzero);
+    if (bits == 0u) continue;
+    for (int q = 0; q < 32; q += lanes) {
+      const std::uint32_t k = (bits >> q) & ((1u << lanes) - 1u);
+      if (k == 0u) continue; // 32 bytes of values with nothing selected are not read
+      const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + (i + j + q) * W));
+      const auto* idx =
+          reinterpret_cast<const __m256i*>(W == 4 ? kBitLut.pos[k] : kPack64Lut.idx[k]);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + f * W),
+                          _mm256_permutevar8x32_epi32(x, _mm256_load_si256(idx)));
+      f += _mm_popcnt_u32(k);
+    }
+  }
+  using T = ElemOf<W>;
+  const auto at = [v](std::int64_t k) {
+    T x;
+    std::memcpy(&x, v + k * W, sizeof(T));
+    return x;
+  };
+  return f + selectExact<T>(mask, i + j, len - j, dst + f * W, at);
+}
+
+SIEVE_TARGET_AVX2 std::int64_t selectValuesAvx2(const std::uint8_t* mask, std::int64_t i,
+                                                std::int64_t len, const void* values,
+                                                std::uint32_t elemBytes, void* dst) {
+  const auto* v = static_cast<const unsigned char*>(values);
+  auto* d = static_cast<unsigned char*>(dst);
+  switch (elemBytes) {
+  case 4: return selectValuesAvx2W<4>(mask, i, len, v, d);
+  case 8: return selectValuesAvx2W<8>(mask, i, len, v, d);
+  default: return hostKernelsPortable().selectValues(mask, i, len, values, elemBytes, dst);
+  }
+}
+
 // -------------------------------------------------------------- AVX-512 -----
 
 /// Non-zero bits of the `len` (<= 64) mask bytes at p; no byte past them is read.
@@ -400,13 +508,9 @@ std::int64_t selectValuesAvx512(const std::uint8_t* mask, std::int64_t i, std::i
 } // namespace
 
 const HostKernels& hostKernelsAvx2() {
-  static const HostKernels k{countAvx2,
-                             writeAvx2,
-                             scanSum32Avx2,
-                             hostKernelsPortable().scatter,
-                             hostKernelsPortable().selectIndices,
-                             hostKernelsPortable().selectIndices32,
-                             hostKernelsPortable().selectValues};
+  static const HostKernels k{
+      countAvx2,         writeAvx2,           scanSum32Avx2,   hostKernelsPortable().scatter,
+      selectIndicesAvx2, selectIndices32Avx2, selectValuesAvx2};
   return k;
 }
 

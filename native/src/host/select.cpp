@@ -17,7 +17,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <vector>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -54,30 +53,35 @@ class LineSink {
  private:
   static constexpr std::int64_t kFlushAt = kSelectChunk * 8;
 
-  /// Write the buffer's whole lines (all of it with `all`) and keep the rest.
+  /// Write the buffer's whole lines (all of it with `all`) and keep the rest:
+  /// [head_, upto) of the buffer is [line_ + head_, line_ + upto) of the
+  /// output, clipped to its end; whole lines stream when asked, the rest
+  /// (the output's partial first and last lines) is copied byte-exactly.
   void flush(bool all) {
     const std::int64_t upto = all ? fill_ : fill_ / kLine * kLine;
-    for (std::int64_t l = 0; l < upto; l += kLine) {
-      const std::int64_t lo = head_ > l ? head_ : l;
-      std::int64_t hi = upto < l + kLine ? upto : l + kLine;
-      const auto room = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(end_) - line_);
-      if (hi > room) hi = room; // never past the output, whatever the mask said
-      if (lo >= hi) break;
-      unsigned char* d = reinterpret_cast<unsigned char*>(line_ + static_cast<std::uintptr_t>(lo));
+    const auto room = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(end_) - line_);
+    const std::int64_t hi =
+        upto < room ? upto : room; // never past the output, whatever the mask said
+    std::int64_t lo = head_;
+    auto* d = reinterpret_cast<unsigned char*>(line_);
 #if defined(__SSE2__)
-      if (stream_ && lo == l && hi == l + kLine) {
-        const auto* s = reinterpret_cast<const __m128i*>(buf_ + l);
-        auto* t = reinterpret_cast<__m128i*>(d);
-        _mm_stream_si128(t, _mm_load_si128(s));
-        _mm_stream_si128(t + 1, _mm_load_si128(s + 1));
-        _mm_stream_si128(t + 2, _mm_load_si128(s + 2));
-        _mm_stream_si128(t + 3, _mm_load_si128(s + 3));
+    if (stream_ && lo < hi) {
+      const std::int64_t first = (lo + kLine - 1) / kLine * kLine; // the first whole line
+      if (first + kLine <= hi) {
+        std::memcpy(d + lo, buf_ + lo, static_cast<std::size_t>(first - lo));
+        for (lo = first; lo + kLine <= hi; lo += kLine) {
+          const auto* s = reinterpret_cast<const __m128i*>(buf_ + lo);
+          auto* t = reinterpret_cast<__m128i*>(d + lo);
+          _mm_stream_si128(t, _mm_load_si128(s));
+          _mm_stream_si128(t + 1, _mm_load_si128(s + 1));
+          _mm_stream_si128(t + 2, _mm_load_si128(s + 2));
+          _mm_stream_si128(t + 3, _mm_load_si128(s + 3));
+        }
         streamed_ = true;
-        continue;
       }
-#endif
-      std::memcpy(d, buf_ + lo, static_cast<std::size_t>(hi - lo));
     }
+#endif
+    if (lo < hi) std::memcpy(d + lo, buf_ + lo, static_cast<std::size_t>(hi - lo));
     if (upto > 0) {
       std::memcpy(buf_, buf_ + upto, static_cast<std::size_t>(fill_ - upto));
       line_ += static_cast<std::uintptr_t>(upto);
@@ -145,11 +149,10 @@ void selectItems(const HostKernels& kern, const SelectSpec& s, const std::uint8_
 }
 
 /// Round r of thread t takes block r * T + t: count it (its mask bytes, from
-/// the array or the fill, into the L2), one barrier, every block's offset
-/// from the round's counts, write it. The counts alternate between two rows
-/// so that one barrier a round suffices.
+/// the array or the fill, into the L2), its offset from the blocks before it
+/// (BlockPrefix: no barrier a round), write it.
 void selectTeamBody(const TeamCtx& t, const HostKernels& kern, const SelectSpec& s,
-                    const SelectMaskFill* fill, std::int64_t* counts, bool stream) {
+                    const SelectMaskFill* fill, BlockPrefix& prefix, bool stream) {
   constexpr std::int64_t B = Tuning::Host::kSelectBlock;
   const std::int64_t n = s.n, blocks = (n + B - 1) / B;
   std::unique_ptr<std::uint8_t[]> own;
@@ -160,32 +163,20 @@ void selectTeamBody(const TeamCtx& t, const HostKernels& kern, const SelectSpec&
           ? reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(own.get()) + 63) &
                                             ~std::uintptr_t(63))
           : nullptr;
-  std::int64_t base = 0;
-  for (std::int64_t r = 0; r * t.size < blocks; ++r) {
-    const std::int64_t blk = r * t.size + t.id;
+  for (std::int64_t blk = t.id; blk < blocks; blk += t.size) {
     const std::int64_t a = blk * B, b = a + B < n ? a + B : n;
-    std::int64_t kept = 0;
     const std::uint8_t* m = s.mask;
     std::int64_t ma = a, mb = b; // the block's range in m
-    if (a < b) {
-      if (fill != nullptr) {
-        fill->fill(fill->ctx, a, b, buf);
-        m = buf;
-        ma = 0;
-        mb = b - a;
-      }
-      std::uint32_t k = 0, live = 0;
-      kern.count(m, 0u, ma, mb, &k, &live);
-      kept = k;
+    if (fill != nullptr) {
+      fill->fill(fill->ctx, a, b, buf);
+      m = buf;
+      ma = 0;
+      mb = b - a;
     }
-    std::int64_t* row = counts + (r & 1) * t.size;
-    row[t.id] = kept;
-    teamBarrier(t);
-    std::int64_t pos = base;
-    for (int j = 0; j < t.size; ++j) {
-      if (j < t.id) pos += row[j];
-      base += row[j];
-    }
+    std::uint32_t k = 0, live = 0;
+    kern.count(m, 0u, ma, mb, &k, &live);
+    const std::int64_t kept = k;
+    const std::int64_t pos = prefix.exclusive(blk, kept);
     if (kept > 0 && pos < s.cap) {
       const std::int64_t end = pos + kept < s.cap ? pos + kept : s.cap;
       // The kernels read mask bytes at sample indices: a fill's block is
@@ -198,7 +189,6 @@ void selectTeamBody(const TeamCtx& t, const HostKernels& kern, const SelectSpec&
       selectItems(kern, s, mm, a, b, pos, end, stream);
     }
   }
-  if (t.id == 0) *s.count = base;
 }
 
 } // namespace
@@ -248,14 +238,15 @@ void Impl::selectHostChecked(const HostTeam& team, const SelectSpec& s,
   constexpr std::int64_t B = Tuning::Host::kSelectBlock;
   const std::int64_t blocks = (s.n + B - 1) / B;
   const int threads = Impl::teamSizeFor(team, blocks, 1);
-  std::vector<std::int64_t> counts(2 * static_cast<std::size_t>(threads > 0 ? threads : 1));
+  Impl::BlockPrefix prefix(blocks);
   const std::int64_t most = s.cap < s.n ? s.cap : s.n;
   const bool stream =
       static_cast<std::uint64_t>(most) * s.elemBytes >= Tuning::Host::kSelectStreamBytes;
   const Impl::HostKernels& kern = Impl::hostKernels();
   Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {
-    Impl::selectTeamBody(t, kern, s, fill, counts.data(), stream);
+    Impl::selectTeamBody(t, kern, s, fill, prefix, stream);
   });
+  *s.count = prefix.total();
 }
 
 void selectHost(const HostTeam& team, const SelectSpec& s, const SelectMaskFill* fill) {

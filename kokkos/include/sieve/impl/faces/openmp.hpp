@@ -57,7 +57,7 @@ struct Faces<Face::OpenMP> {
 
   /// One selection (core/select.hpp) in one pass over the mask; with `fill`
   /// (SelectFilled), its mask bytes come from the callback, block by block.
-  /// (No scratch: each thread's counts live on its stack.)
+  /// (No scratch: the blocks' counts live in the call's own small heap array.)
   static void select(const Kokkos::OpenMP& exec, const Names& names, const SelectSpec& spec,
                      void* /*scratch*/, std::size_t /*scratchBytes*/,
                      const SelectMaskFill* fill = nullptr) {

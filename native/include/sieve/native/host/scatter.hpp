@@ -23,6 +23,7 @@
 #include <sieve/native/host/lines.hpp>
 #include <sieve/native/host/team.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -86,7 +87,7 @@ struct LineScatter {
 
   static std::int64_t blockOf(const Rec* o, std::int64_t buckets) {
     if (kPerLine == 0 || reinterpret_cast<std::uintptr_t>(o) % sizeof(Rec) != 0) return 0;
-    return kPerLine * (buckets <= 256 ? 4 : 1); // 4 lines a bucket up to 256 buckets
+    return kPerLine * (buckets <= 256 ? 4 : buckets <= 1024 ? 2 : 1); // lines a bucket
   }
   static std::int64_t phaseOf(const Rec* o, std::int64_t B) {
     const auto bytes = static_cast<std::uintptr_t>(B) * sizeof(Rec);
@@ -265,14 +266,17 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
   Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {
     std::int64_t a, b;
     Impl::teamShare(t, n, a, b);
-    std::int64_t* h = hist.data() + t.id * V;
-    for (std::int64_t v = 0; v < V; ++v) h[v] = 0;
+    // Counted in the thread's own array (the team's shared one would put
+    // the threads' counters on common cache lines), then published.
+    std::vector<std::int64_t> own(static_cast<std::size_t>(V), 0);
+    std::int64_t* SIEVE_RESTRICT h = own.data();
     std::int64_t outs = 0;
     for (std::int64_t i = a; i < b; ++i) {
       const std::uint64_t d = digitOf(recOf(i));
       if (d >= K) ++outs;
       else ++h[d >> shift];
     }
+    std::copy(own.begin(), own.end(), hist.begin() + t.id * V);
     outside[t.id] = outs;
     Impl::teamBarrier(t);
     std::int64_t allOut = 0;

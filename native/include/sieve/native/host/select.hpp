@@ -42,8 +42,9 @@ void selectValuesHost(const std::uint8_t* mask, std::int64_t a, std::int64_t b, 
 
 /// One whole selection (core/select.hpp) on the threads of `team`, in one
 /// pass over the mask: each thread counts a block of kSelectBlock samples,
-/// the team agrees on the blocks' offsets (one barrier a round), and each
-/// thread writes its block's items while its mask bytes are still in the L2.
+/// learns the block's offset from the blocks before it (BlockPrefix, a
+/// look-back: no barrier) and writes the block's items while its mask bytes
+/// are still in the L2.
 /// With `fill`, the mask bytes come from it (s.mask is ignored and may be
 /// null). Items past s.cap are counted, not written; *s.count = the number
 /// selected. Host memory; returns when done. O(n).

@@ -12,10 +12,16 @@
 
 #include <sieve/core/macros.hpp>
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <thread>
 
 #if defined(_OPENMP)
 #include <omp.h>
+#endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
 #endif
 
 namespace sieve {
@@ -95,6 +101,68 @@ inline void teamBarrier(const TeamCtx& t) {
   (void)t;
 #endif
 }
+
+/// The offsets of a team's blocks without a barrier between rounds (the host
+/// form of a decoupled look-back): block b publishes its count as soon as it
+/// has one, then sums the published counts of the blocks before it, back to
+/// the first whose inclusive prefix is known, and publishes its own. A thread
+/// waits only until the blocks just before its own are counted (their owners
+/// may still be writing them). Counts are >= 0 and every prefix < 2^62.
+/// Every block 0 .. blocks-1 calls exclusive() exactly once, on
+/// any thread, each thread taking its blocks in increasing order (a block
+/// waits only for lower blocks, so no such order can deadlock; waiting yields
+/// the core, so teams larger than the machine still progress).
+class BlockPrefix {
+ public:
+  explicit BlockPrefix(std::int64_t blocks)
+      : blocks_(blocks), st_(new std::atomic<std::uint64_t>[blocks > 0 ? blocks : 1]) {
+    for (std::int64_t b = 0; b < blocks; ++b) st_[b].store(0, std::memory_order_relaxed);
+  }
+
+  /// The sum of the counts of the blocks before b; publishes count (>= 0) as b's.
+  std::int64_t exclusive(std::int64_t b, std::int64_t count) {
+    const auto c = static_cast<std::uint64_t>(count);
+    if (b == 0) {
+      st_[0].store(c << 2 | kInclusive, std::memory_order_release);
+      return 0;
+    }
+    st_[b].store(c << 2 | kAggregate, std::memory_order_release);
+    std::uint64_t before = 0;
+    for (std::int64_t j = b - 1;; --j) {
+      std::uint64_t w = st_[j].load(std::memory_order_acquire);
+      for (int spins = 0; w == 0; w = st_[j].load(std::memory_order_acquire)) pause(spins);
+      before += w >> 2;
+      if ((w & 3u) == kInclusive) break;
+    }
+    st_[b].store((before + c) << 2 | kInclusive, std::memory_order_release);
+    return static_cast<std::int64_t>(before);
+  }
+
+  /// The sum of every block's count, once every block has called exclusive()
+  /// (after the team's region).
+  std::int64_t total() const {
+    return blocks_ > 0
+               ? static_cast<std::int64_t>(st_[blocks_ - 1].load(std::memory_order_acquire) >> 2)
+               : 0;
+  }
+
+ private:
+  static constexpr std::uint64_t kAggregate = 1, kInclusive = 2;
+
+  static void pause(int& spins) {
+    if (spins < 256) {
+      ++spins;
+#if defined(__SSE2__)
+      _mm_pause();
+#endif
+    } else {
+      std::this_thread::yield();
+    }
+  }
+
+  std::int64_t blocks_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> st_;
+};
 
 /// Thread `t`'s share `[begin, end)` of `[0, units)`, contiguous and in order.
 inline void teamShare(const TeamCtx& t, std::int64_t units, std::int64_t& begin,
