@@ -2,9 +2,11 @@
 // Sieve host tests — denseScatterHost (keys::scatter_dense's OpenMP twin)
 // against a plain sequential counting sort: records of 4, 8, 12, 16 and 32
 // bytes, bucket counts on the one-pass / two-pass edges (1, 2, 2048, 2049,
-// 2^16, 2^23) and skewed keys (every record in one run), sizes on the line
-// and team edges, teams of 1 .. 4 threads giving the same bytes, every
-// placement of the output within a cache line, guard bytes on both sides of
+// 2^16, 2^23) and on the buffer's edges (4 lines a bucket up to 256 high
+// buckets, 2 up to 1024: 700, 2^19 + 1), skewed keys (every record in one
+// run), sizes on the line and team edges, teams of 1 .. 4 threads giving the
+// same bytes, placements of the output within a cache line and within a
+// bucket's block of 2 and 4 lines, guard bytes on both sides of
 // out and offsets, a digit outside the buckets (nothing written), a digit
 // that changes between the reads (counted, nothing written outside out),
 // and the argument checks.
@@ -54,14 +56,15 @@ RecordsOf<R> recordsOf(const std::vector<R>& in) {
   return RecordsOf<R>{in.data()};
 }
 
-/// `bytes` bytes `shift` bytes past a 64-byte boundary, guarded both sides.
+/// `bytes` bytes `shift` bytes past kGuardBytes past a 256-byte boundary
+/// (a bucket's block of up to 4 lines), guarded both sides.
 class Fenced {
  public:
   Fenced(std::size_t bytes, std::size_t shift)
-      : bytes_(bytes), raw_(bytes + 2 * kGuardBytes + 128) {
+      : bytes_(bytes), raw_(bytes + 2 * kGuardBytes + 256 + 512) { // alignment, shift
     std::memset(raw_.data(), kGuard, raw_.size());
     const auto addr = reinterpret_cast<std::uintptr_t>(raw_.data());
-    begin_ = static_cast<std::size_t>((64 - addr % 64) % 64) + kGuardBytes + shift;
+    begin_ = static_cast<std::size_t>((256 - addr % 256) % 256) + kGuardBytes + shift;
     std::memset(raw_.data() + begin_, 0x5A, bytes_);
   }
   unsigned char* data() { return raw_.data() + begin_; }
@@ -117,7 +120,9 @@ void expectScatter(i64 n, i64 K, unsigned seed, bool skew = false) {
   reference(in, K, ref, refOff);
   const std::size_t bytes = in.size() * sizeof(Rec<W>);
   for (int threads : {1, 2, 3, 4}) {
-    for (std::size_t shift : {std::size_t(0), sizeof(Rec<W>), std::size_t(3) * sizeof(Rec<W>)}) {
+    // Within the first line, and in the second and the last line of a block.
+    for (std::size_t shift : {std::size_t(0), sizeof(Rec<W>), 3 * sizeof(Rec<W>),
+                              64 + sizeof(Rec<W>), 192 + 3 * sizeof(Rec<W>)}) {
       Fenced out(bytes, shift), off(static_cast<std::size_t>(K + 1) * 8, 0);
       const auto r = sieve::denseScatterHost(sieve::HostTeam{threads}, recordsOf(in), n,
                                              DigitOf<W>{}, K, reinterpret_cast<Rec<W>*>(out.data()),
@@ -135,7 +140,7 @@ void expectScatter(i64 n, i64 K, unsigned seed, bool skew = false) {
   }
 }
 
-// 257 .. 1024 high buckets (one pass: 700; two: (2^19 + 1) >> 10 = 513)
+// 257 .. 1024 high buckets (one pass: 700; two: ((2^19 + 1 - 1) >> 10) + 1 = 513)
 // buffer two lines a bucket, up to 256 four, above 1024 one.
 const i64 kBuckets[] = {1,    2,    3,    255,          256,    700,
                         2048, 2049, 4097, i64(1) << 16, 100003, (i64(1) << 19) + 1};
@@ -148,6 +153,7 @@ TEST(HostDenseScatter, MatchesTheSequentialCountingSort) {
       expectScatter<2>(n, K, 11u + static_cast<unsigned>(K + n));
   expectScatter<2>(i64(1) << 20, 1024, 5u);
   expectScatter<2>(i64(1) << 20, i64(1) << 16, 6u);
+  expectScatter<2>(i64(1) << 20, (i64(1) << 19) + 1, 7u); // two passes, streamed, 2 lines a bucket
 }
 
 TEST(HostDenseScatter, RecordSizes) {

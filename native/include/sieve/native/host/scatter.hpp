@@ -276,7 +276,7 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
       if (d >= K) ++outs;
       else ++h[d >> shift];
     }
-    std::copy(own.begin(), own.end(), hist.begin() + t.id * V);
+    std::copy(h, h + V, hist.begin() + t.id * V);
     outside[t.id] = outs;
     Impl::teamBarrier(t);
     std::int64_t allOut = 0;
