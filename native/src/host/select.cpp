@@ -8,6 +8,7 @@
 // outside [pos, end) is ever written.
 #include <sieve/core/tuning.hpp>
 #include <sieve/core/validate.hpp>
+#include <sieve/native/host/lines.hpp>
 #include <sieve/native/host/select.hpp>
 
 #include "kernels.hpp"
@@ -18,15 +19,11 @@
 #include <memory>
 #include <string>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace sieve {
 namespace Impl {
 namespace {
 
-constexpr std::int64_t kLine = 64;
+constexpr std::int64_t kLine = kHostLine;
 
 /// The output of one select call, [begin, end) in bytes from `out`.
 class LineSink {
@@ -45,9 +42,7 @@ class LineSink {
   }
   void finish() {
     flush(true);
-#if defined(__SSE2__)
-    if (streamed_) _mm_sfence();
-#endif
+    if (streamed_) storeFence();
   }
 
  private:
@@ -64,23 +59,14 @@ class LineSink {
         upto < room ? upto : room; // never past the output, whatever the mask said
     std::int64_t lo = head_;
     auto* d = reinterpret_cast<unsigned char*>(line_);
-#if defined(__SSE2__)
     if (stream_ && lo < hi) {
       const std::int64_t first = (lo + kLine - 1) / kLine * kLine; // the first whole line
       if (first + kLine <= hi) {
         std::memcpy(d + lo, buf_ + lo, static_cast<std::size_t>(first - lo));
-        for (lo = first; lo + kLine <= hi; lo += kLine) {
-          const auto* s = reinterpret_cast<const __m128i*>(buf_ + lo);
-          auto* t = reinterpret_cast<__m128i*>(d + lo);
-          _mm_stream_si128(t, _mm_load_si128(s));
-          _mm_stream_si128(t + 1, _mm_load_si128(s + 1));
-          _mm_stream_si128(t + 2, _mm_load_si128(s + 2));
-          _mm_stream_si128(t + 3, _mm_load_si128(s + 3));
-        }
+        for (lo = first; lo + kLine <= hi; lo += kLine) storeLine<true>(d + lo, buf_ + lo);
         streamed_ = true;
       }
     }
-#endif
     if (lo < hi) std::memcpy(d + lo, buf_ + lo, static_cast<std::size_t>(hi - lo));
     if (upto > 0) {
       std::memcpy(buf_, buf_ + upto, static_cast<std::size_t>(fill_ - upto));
