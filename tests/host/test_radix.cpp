@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sieve host tests — radixOrderHost (the stable LSD radix order of 64-bit
-// keys) against std::stable_sort of the indices by key: random keys, few
-// distinct values, all-equal keys, widths that are not a multiple of 8, keys
-// whose shared bytes skip passes (every pass count 0 .. 8), sizes on the
+// Sieve host tests — radixOrderHost (the stable radix order of 64-bit keys:
+// a top-digit pass and in-cache runs, or LSD passes for skewed keys) against
+// std::stable_sort of the indices by key: random keys, few distinct values,
+// all-equal keys, widths that are not a multiple of 8 and around the top
+// digit, runs that skip their constant digits, keys whose shared bytes skip
+// passes (every pass count 0 .. 8, plain and skewed), sizes on the
 // digit and line edges, teams of 1 .. 4 threads giving the same bytes, every
 // placement of `order` within a cache line and of the scratch, guard bytes
 // on both sides of order and scratch, and every argument check (nothing
@@ -87,11 +89,13 @@ int bitWidth(const std::vector<u64>& keys) {
   return w;
 }
 
-/// Every team of 1 .. 4 threads (and the default team) against the reference.
-void expectSorted(const std::vector<u64>& keys, const std::string& what, int bits = -1) {
+/// Every team of 1 .. 4 threads (and the default team), or those of
+/// `teams`, against the reference.
+void expectSorted(const std::vector<u64>& keys, const std::string& what, int bits = -1,
+                  const std::vector<int>& teams = {1, 2, 3, 4, 0}) {
   if (bits < 0) bits = bitWidth(keys);
   const std::vector<i64> expect = referenceOrder(keys);
-  for (int threads : {1, 2, 3, 4, 0}) {
+  for (int threads : teams) {
     const std::vector<i64> got = runRadix(keys, bits, threads);
     ASSERT_EQ(got.size(), expect.size());
     for (std::size_t p = 0; p < expect.size(); ++p)
@@ -105,6 +109,14 @@ std::vector<u64> randomKeys(i64 n, u64 mask, unsigned seed) {
   std::vector<u64> k(static_cast<std::size_t>(n));
   for (auto& x : k) x = g() & mask;
   return k;
+}
+
+/// The keys with every third key replaced by the first: one top digit holds
+/// a third of them, so the order takes the LSD passes over the whole keys
+/// (radixHostTopDigitPays) instead of the top-digit pass and its runs.
+std::vector<u64> skewed(std::vector<u64> keys) {
+  for (std::size_t i = 0; i < keys.size(); i += 3) keys[i] = keys[0];
+  return keys;
 }
 
 const i64 kSizes[] = {1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 255, 256, 257, 1000, 4097, 65537};
@@ -178,6 +190,7 @@ TEST(HostRadix, SharedBytesSkipPasses) {
         std::vector<u64> keys(static_cast<std::size_t>(n));
         for (auto& k : keys) k = shared | (g() & varying);
         expectSorted(keys, std::to_string(passes) + " varying digits", 64);
+        expectSorted(skewed(keys), std::to_string(passes) + " varying digits, skewed", 64);
       }
     }
   }
@@ -185,18 +198,85 @@ TEST(HostRadix, SharedBytesSkipPasses) {
 
 TEST(HostRadix, EveryPlacementOfOrderAndScratch) {
   // Large enough for the non-temporal line stores; small ones for plain stores.
+  // Random keys (the top-digit pass and its runs), skewed ones (the LSD
+  // passes), and keys varying in their top digit only (bits 2 .. 9: one
+  // top-digit pass writing `order` itself).
   for (i64 n : {i64(1000), i64(1) << 19}) {
-    const std::vector<u64> keys = randomKeys(n, ~u64(0), 17u);
-    const std::vector<i64> expect = referenceOrder(keys);
-    for (std::size_t shift = 0; shift < 8; ++shift) {
-      const std::size_t scratchShift = shift * 9; // 0, 9, ..., 63 bytes: any alignment
-      for (int threads : {1, 3}) {
-        const std::vector<i64> got = runRadix(keys, 64, threads, shift, scratchShift);
-        ASSERT_TRUE(got == expect)
-            << "n = " << n << ", order shifted " << shift << " slots, scratch " << scratchShift
-            << " bytes, threads " << threads;
+    const std::vector<u64> random = randomKeys(n, ~u64(0), 17u);
+    std::vector<u64> topOnly = randomKeys(n, 255u, 19u);
+    for (auto& k : topOnly) k <<= 2;
+    for (const auto& [what, keys] :
+         {std::pair{"random", random}, std::pair{"skewed", skewed(random)},
+          std::pair{"top digit only", topOnly}}) {
+      const std::vector<i64> expect = referenceOrder(keys);
+      for (std::size_t shift = 0; shift < 8; ++shift) {
+        const std::size_t scratchShift = shift * 9; // 0, 9, ..., 63 bytes: any alignment
+        for (int threads : {1, 3}) {
+          const std::vector<i64> got = runRadix(keys, 64, threads, shift, scratchShift);
+          ASSERT_TRUE(got == expect)
+              << what << " keys, n = " << n << ", order shifted " << shift << " slots, scratch "
+              << scratchShift << " bytes, threads " << threads;
+        }
       }
     }
+  }
+}
+
+TEST(HostRadix, TopDigitWidthsAndRuns) {
+  // Widths around the top digit (radixHostTopBits: 8 bits up to 2^20 keys,
+  // 9 up to 2^21, 10 beyond): all of it (one pass into `order`), one bit
+  // below it, partial low digits, whole 8-bit ones; one varying byte that is
+  // not the lowest (a top-digit pass into `order`).
+  for (int width : {9, 10, 11, 12, 17, 33, 64}) {
+    const u64 mask = width == 64 ? ~u64(0) : (u64(1) << width) - 1;
+    expectSorted(randomKeys(5000, mask, 31u + static_cast<unsigned>(width)),
+                 "keys < 2^" + std::to_string(width));
+  }
+  expectSorted(randomKeys(5000, u64(255) << 24, 33u), "byte 3 only");
+  // The 9- and 10-bit top digits (on a team of 3: uneven shares of the
+  // positions): the whole width in the top digit, one bit and 30 bits
+  // below it, `bits` wider than the keys (the top digit counted again).
+  for (i64 n : {(i64(1) << 20) + 1, (i64(1) << 21) + 3}) {
+    for (int width : {9, 10, 11, 40})
+      expectSorted(randomKeys(n, (u64(1) << width) - 1, 41u + static_cast<unsigned>(width)),
+                   "keys < 2^" + std::to_string(width), width, {3});
+    expectSorted(randomKeys(n, (u64(1) << 40) - 1, 43u), "keys < 2^40, bits 64", 64, {3});
+    expectSorted(skewed(randomKeys(n, (u64(1) << 40) - 1, 47u)), "skewed", 40, {3});
+  }
+  // 34-bit keys (an 8-bit top digit at these sizes: bits 26 .. 33) whose
+  // runs vary in 0 .. 4 of the 4 low digits (each run skips its constant
+  // ones: 0 .. 4 passes), and `bits` wider than the keys (the top digit
+  // counted a second time).
+  std::mt19937_64 g(37);
+  for (i64 n : {i64(3000), i64(300001)}) {
+    std::vector<u64> keys(static_cast<std::size_t>(n));
+    const u64 kinds[] = {0, 0xFF00, 0xFF00FF, 0xFFFFFF, 0x3FFFFFF};
+    for (auto& k : keys) {
+      const u64 top = g() & 255u;
+      k = (top << 26) | (g() & kinds[top % 5]);
+    }
+    expectSorted(keys, "runs varying in 0 .. 4 low digits");
+    expectSorted(keys, "runs varying in 0 .. 4 low digits, bits 50", 50);
+  }
+  // Nine runs of n / 9 keys: the top-digit order on 1 and 2 threads (runs
+  // within n / (4 x threads)), the LSD passes on 3 and 4.
+  std::vector<u64> nine = randomKeys(300001, (u64(1) << 40) - 1, 53u);
+  for (std::size_t i = 0; i < nine.size(); ++i) nine[i] |= u64(i % 9) << 55;
+  expectSorted(nine, "nine large runs");
+}
+
+/// Keys varying in their top digit only, at the 9- and 10-bit top digits
+/// (the top-digit pass writes `order` itself through 32- and 16-key
+/// blocks), `order` at every other slot of its cache line.
+TEST(HostRadix, TopDigitOnlyAtEveryPlacement) {
+  for (const auto& [n, width] : {std::pair{(i64(1) << 20) + 1, 9}, std::pair{(i64(1) << 21) + 1, 10}}) {
+    const std::vector<u64> keys = randomKeys(n, (u64(1) << width) - 1, 59u);
+    const std::vector<i64> expect = referenceOrder(keys);
+    for (std::size_t shift : {0u, 3u, 7u})
+      for (int threads : {1, 3})
+        ASSERT_TRUE(runRadix(keys, width, threads, shift, shift * 9) == expect)
+            << width << "-bit keys, n = " << n << ", order shifted " << shift << ", threads "
+            << threads;
   }
 }
 

@@ -57,17 +57,13 @@ class LineSink {
     const auto room = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(end_) - line_);
     const std::int64_t hi =
         upto < room ? upto : room; // never past the output, whatever the mask said
-    std::int64_t lo = head_;
+    const std::int64_t lo = head_;
     auto* d = reinterpret_cast<unsigned char*>(line_);
-    if (stream_ && lo < hi) {
-      const std::int64_t first = (lo + kLine - 1) / kLine * kLine; // the first whole line
-      if (first + kLine <= hi) {
-        std::memcpy(d + lo, buf_ + lo, static_cast<std::size_t>(first - lo));
-        for (lo = first; lo + kLine <= hi; lo += kLine) storeLine<true>(d + lo, buf_ + lo);
-        streamed_ = true;
-      }
+    if (lo < hi) {
+      const auto bytes = static_cast<std::size_t>(hi - lo);
+      if (stream_) streamed_ |= copyLines<true>(d + lo, buf_ + lo, bytes);
+      else std::memcpy(d + lo, buf_ + lo, bytes);
     }
-    if (lo < hi) std::memcpy(d + lo, buf_ + lo, static_cast<std::size_t>(hi - lo));
     if (upto > 0) {
       std::memcpy(buf_, buf_ + upto, static_cast<std::size_t>(fill_ - upto));
       line_ += static_cast<std::uintptr_t>(upto);

@@ -26,3 +26,13 @@
 #define SIEVE_RESTRICT
 #define SIEVE_NOINLINE
 #endif
+
+/// A hint that the bytes at `p` are read soon (a gather's element some
+/// iterations ahead): a prefetch into the caches in host code, nothing on a
+/// device.
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && \
+    !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
+#define SIEVE_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define SIEVE_PREFETCH(p) ((void)0)
+#endif

@@ -56,6 +56,35 @@ struct RadixLayout {
   }
 };
 
+/// The host radix order's first pass (radixOrderHost), described once. When
+/// the keys' varying bits (those below the highest bit in which two keys
+/// differ: `varyingBits` of them) span more than one 8-bit digit, the first
+/// pass scatters by their top `bits` bits, bits = clamp(ceil(log2 n) - 12,
+/// 8, 10) and at most varyingBits: runs of ~n / 2^bits keys (~4 Ki keys at
+/// n = 2^20 .. 2^22; 2^10 buckets at most: what the line buffers hold). Each
+/// run is then sorted by the bits below, LSD in 8-bit digits, in cache.
+/// 0: the varying bits fit one 8-bit digit (LSD passes over the whole keys).
+SIEVE_INLINE constexpr int radixHostTopBits(std::int64_t n, int varyingBits) {
+  if (varyingBits <= kRadixDigitBits) return 0;
+  int lg = 0;
+  while (lg < 62 && (std::int64_t(1) << lg) < n) ++lg;
+  int bits = lg - 12 < 8 ? 8 : lg - 12 > 10 ? 10 : lg - 12;
+  return bits < varyingBits ? bits : varyingBits;
+}
+
+/// Whether the top-digit pass pays for n keys on a team of `threads` when
+/// their largest run (the keys of their most common top digit) has
+/// `largestRun` keys: at most n / (4 x threads) and 2^18. One thread sorts a
+/// run, in cache only while it is small, in planes of ~40 bytes a key of the
+/// largest one: skewed keys (many equal keys, or most of them in a few top
+/// digits) and uniform keys beyond ~2^28 take the LSD passes over the whole
+/// keys instead.
+SIEVE_INLINE constexpr bool radixHostTopDigitPays(std::int64_t largestRun, std::int64_t n,
+                                                  int threads) {
+  const std::int64_t share = n / (4 * static_cast<std::int64_t>(threads > 0 ? threads : 1));
+  return largestRun <= share && largestRun <= (std::int64_t(1) << 18);
+}
+
 /// The passes of a dense stable counting scatter into `buckets` buckets on a
 /// native face (denseScatterHost): bucket b's high digit b >> lowBits first
 /// (one scatter into the output, at most 2^11 destinations per thread: they

@@ -551,7 +551,9 @@ Result finishSparse(const sieve::Impl::Names& names, const Exec& exec, const S& 
         // A key starts where it exceeds the previous one (the keys ascend).
         auto prev = src.key(src.element(order.index(p0 > 0 ? p0 - 1 : 0), 0));
         i64 starts = p0 == 0 ? 1 : 0;
+        constexpr i64 kAhead = 16; // records prefetched ahead of the gather (host)
         for (i64 p = p0; p < p1; ++p) {
+          if (p + kAhead < p1) src.prefetch(order.index(p + kAhead));
           const auto e = src.element(order.index(p), 0);
           const auto k = src.key(e);
           output(p) = e;

@@ -93,6 +93,12 @@ struct ArraySource {
   KOKKOS_INLINE_FUNCTION int count(i64) const { return 1; }
   KOKKOS_INLINE_FUNCTION element_type element(i64 i, int) const { return view(i); }
   KOKKOS_INLINE_FUNCTION key_type key(const element_type& e) const { return keyFn(e); }
+  /// Record i is read soon (a gather in sorted order: a random read). (Not
+  /// through a View whose elements are proxies: atomic access.)
+  KOKKOS_INLINE_FUNCTION void prefetch(i64 i) const {
+    if constexpr (std::is_lvalue_reference_v<typename V::reference_type>) SIEVE_PREFETCH(&view(i));
+    else (void)i;
+  }
 };
 
 /// Records of 0 .. M elements: a mapper.
@@ -107,6 +113,7 @@ struct MapperSource {
   i64 records() const { return static_cast<i64>(mapper.size()); }
   KOKKOS_INLINE_FUNCTION int count(i64 i) const { return static_cast<int>(mapper.count(i)); }
   KOKKOS_INLINE_FUNCTION element_type element(i64 i, int j) const { return mapper.element(i, j); }
+  KOKKOS_INLINE_FUNCTION void prefetch(i64) const {} // (the mapper's memory is its own)
   KOKKOS_INLINE_FUNCTION key_type key(const element_type& e) const {
     // (Not through a MapperKey: that would copy the mapper for every element.)
     if constexpr (HasMapperKey<M>::value) return mapper.key(e);
@@ -139,6 +146,7 @@ struct IndexSource {
   KOKKOS_INLINE_FUNCTION int count(i64) const { return 1; }
   KOKKOS_INLINE_FUNCTION element_type element(i64 i, int) const { return i; }
   KOKKOS_INLINE_FUNCTION key_type key(const element_type& i) const { return keyFn(i); }
+  KOKKOS_INLINE_FUNCTION void prefetch(i64) const {} // (an index is not read)
 };
 
 /// sort_permutation's input: `n` indices (or, with `live`, a device count of

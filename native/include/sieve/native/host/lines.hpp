@@ -3,8 +3,10 @@
 // per-bucket buffers (radixOrderHost, denseScatterHost).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -34,6 +36,38 @@ inline void storeLine(void* dst, const void* src) {
 #endif
   std::memcpy(dst, src, kHostLine);
 }
+
+/// Copy `bytes` bytes from `src` to `dst`, two ranges at the same offset
+/// within a cache line: the whole lines between them with storeLine<Stream>,
+/// the partial lines at the ends byte-exactly (nothing outside the range is
+/// written). Returns whether a line was streamed (then storeFence before the
+/// data is read elsewhere).
+template <bool Stream>
+inline bool copyLines(void* dst, const void* src, std::size_t bytes) {
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  const std::size_t head =
+      (kHostLine - reinterpret_cast<std::uintptr_t>(d) % kHostLine) % kHostLine;
+  if (!Stream || head + kHostLine > bytes) {
+    std::memcpy(d, s, bytes);
+    return false;
+  }
+  std::memcpy(d, s, head);
+  std::size_t at = head;
+  for (; at + kHostLine <= bytes; at += kHostLine) storeLine<Stream>(d + at, s + at);
+  std::memcpy(d + at, s + at, bytes - at);
+  return true;
+}
+
+/// A 64-byte aligned heap block of `bytes` bytes (a thread's buffers).
+struct Aligned {
+  std::unique_ptr<unsigned char[]> raw;
+  unsigned char* p = nullptr;
+  explicit Aligned(std::size_t bytes) : raw(new unsigned char[bytes + kHostLine]) {
+    const auto a = reinterpret_cast<std::uintptr_t>(raw.get());
+    p = raw.get() + (kHostLine - a % kHostLine) % kHostLine;
+  }
+};
 
 /// Order non-temporal stores before what follows (a team barrier, a return).
 inline void storeFence() {

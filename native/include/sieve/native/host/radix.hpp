@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sieve — radixOrderHost, the OpenMP stable LSD radix order of 64-bit unsigned
+// Sieve — radixOrderHost, the OpenMP stable radix order of 64-bit unsigned
 // keys (host memory).
 #pragma once
 
@@ -17,18 +17,23 @@ namespace sieve {
 /// Every key must be < 2^bits, bits in [0, 64] (pass the bit width of the
 /// largest key; 0: all keys are 0 and order is the identity).
 ///
-/// LSD radix with 8-bit digits (kRadixDigitBits): one read of the keys (OR,
-/// AND, histogram of the lowest varying digit), then one stable scatter pass
-/// per byte that is not the same in every key (random 64-bit keys: 8 passes;
-/// keys < 2^20: 3; all keys equal: none, the identity). Each thread scatters
-/// a contiguous chunk through per-bucket buffers of whole cache lines
-/// (non-temporal stores for large n) and counts the next pass's digit as the
-/// keys go out; one barrier per pass. The last pass writes only the int64
-/// indices. `scratch` holds radix_order_scratch_bytes(n) bytes (any
-/// alignment; contents internal); `order` also serves as a key plane between
-/// passes. Besides, each call allocates ~260 KiB of heap per thread. O(n *
-/// passes), blocking, on `team` (its own parallel region; fewer threads for
-/// n below 2^14 per thread). Deterministic: the result is unique.
+/// Keys whose varying bits span more than one byte: one read of the keys
+/// (OR, AND, histogram of the top 8-10 varying bits), one stable scatter by
+/// that top digit, then each run of one top digit (~n / 2^10 keys) sorted by
+/// the bits below in cache (LSD, 8-bit digits) into `order`: two reads and
+/// two writes of the keys whatever their width. Skewed keys (one top digit
+/// holding over n / (4 x threads) of them or 2^18) and keys whose varying
+/// bits fit one byte: LSD radix with 8-bit digits, one stable scatter pass
+/// per byte that is not the same in every key (random 64-bit keys: 8
+/// passes; all keys equal: none, the identity). Scatters go through
+/// per-bucket buffers of whole cache lines (non-temporal stores for large
+/// n). `scratch` holds radix_order_scratch_bytes(n) bytes (any alignment;
+/// contents internal); `order` also serves as a key plane between passes.
+/// Besides, each call allocates ~280 KiB of heap per thread, and on the
+/// top-digit order ~32-40 bytes a key of the largest run a thread sorts (at
+/// most ~10 MiB). O(n * passes), blocking, on `team` (its own parallel
+/// region; fewer threads for n below 2^14 per thread). Deterministic: the
+/// result is unique.
 ///
 /// Throws std::invalid_argument, with nothing written, for n < 0, bits
 /// outside [0, 64], null or misaligned (8 bytes) keys / order while n > 0, a

@@ -52,16 +52,6 @@ inline constexpr std::int64_t kMinPerThread = std::int64_t(1) << 14;
 /// From this many output bytes the scatter streams (non-temporal) lines.
 inline constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;
 
-/// A 64-byte aligned heap block of `bytes` bytes (the thread's buffers).
-struct Aligned {
-  std::unique_ptr<unsigned char[]> raw;
-  unsigned char* p = nullptr;
-  explicit Aligned(std::size_t bytes) : raw(new unsigned char[bytes + kHostLine]) {
-    const auto a = reinterpret_cast<std::uintptr_t>(raw.get());
-    p = raw.get() + (kHostLine - a % kHostLine) % kHostLine;
-  }
-};
-
 /// One thread's scatter by the high digit through per-bucket line buffers.
 /// Cursors are virtual: destination + ph, ph the slot of out[0] within its
 /// block, so a cursor's low bits are its slot in the bucket's buffer and a
@@ -323,7 +313,7 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
     for (std::int64_t v = 0; v < V; ++v)
       if (starts[v] >= lo && starts[v] < hi && starts[v + 1] - starts[v] > longest)
         longest = starts[v + 1] - starts[v];
-    Aligned tmp(static_cast<std::size_t>(longest) * sizeof(Rec));
+    Impl::Aligned tmp(static_cast<std::size_t>(longest) * sizeof(Rec));
     std::vector<std::int64_t> cnt(std::size_t(1) << shift);
     for (std::int64_t v = 0; v < V; ++v)
       if (starts[v] >= lo && starts[v] < hi)
