@@ -25,7 +25,8 @@
 #   binaries CI runs there: host, core, the Kokkos API and the MPI face on the
 #   portable face (Kokkos::Serial: the code the other test runs do not reach
 #   through the native twins), the cross-backend comparison, and the native
-#   CUDA face on the CPU emulator (AddressSanitizer as its memcheck); for
+#   CUDA face on the CPU emulator (AddressSanitizer as its memcheck); the
+#   Kokkos API binary under AddressSanitizer alone (tests/CMakeLists.txt); for
 #   `ctest --test-dir build-asan -R '^(host|core|kokkos\.serial|crossbackend|cuda\.emulated|mpi\.serial)'
 #   -E 'long$|omp[14]$'` (cuda.emulated.three_levels runs 12 of its 38 cases there).
 #   (The fuzzer runs the OpenMP face under the same sanitizers.)
