@@ -26,10 +26,11 @@
 #   portable face (Kokkos::Serial: the code the other test runs do not reach
 #   through the native twins), the cross-backend comparison, and the native
 #   CUDA face on the CPU emulator (AddressSanitizer as its memcheck); the
-#   Kokkos API binary under AddressSanitizer alone (tests/CMakeLists.txt); for
+#   Kokkos API binary under AddressSanitizer alone (UBSan runs the portable
+#   face through the cross-backend comparison: tests/CMakeLists.txt); for
 #   `ctest --test-dir build-asan -R '^(host|core|kokkos\.serial|crossbackend|cuda\.emulated|mpi\.serial)'
 #   -E 'long$|omp[14]$'` (cuda.emulated.three_levels runs 12 of its 38 cases there).
-#   (The fuzzer runs the OpenMP face under the same sanitizers.)
+#   (The fuzzer runs the Serial and the OpenMP faces under the same sanitizers.)
 # --fuzz: the differential fuzzer (default dir build-fuzz/): installs clang and
 #   libomp-dev, builds Kokkos with clang into .deps/kokkos-clang (same source),
 #   and builds build-fuzz/tests/fuzz/sieve_fuzz_api; scripts/fuzz.sh runs it.

@@ -2,7 +2,9 @@
 // Sieve Kokkos tests — every face on the same inputs, outputs compared byte
 // for byte: the native host twins (raw pointers), the public API on every
 // enabled execution space, and the portable implementation forced onto the
-// host's parallel space.
+// host's parallel space; the keys calls, findall, sort_permutation,
+// reduce_by_key and permute on every space. (Under the sanitizers this binary
+// is what runs the portable face under UBSan: tests/CMakeLists.txt.)
 #include <sieve/sieve.hpp>
 // The native host face, called directly below: sieve.hpp pulls it in only
 // with Kokkos::OpenMP (impl/faces/openmp.hpp).
@@ -296,6 +298,122 @@ TEST(CrossBackendKeys, EverySpaceWritesTheSameBytes) {
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
   spaces["Cuda"] = runKeysOn<Kokkos::Cuda>(in);
+#endif
+  ASSERT_GE(spaces.size(), 2u) << "fewer than two spaces to compare";
+  const auto& ref = spaces.begin()->second;
+  for (const auto& [space, out] : spaces) {
+    ASSERT_EQ(out.bytes.size(), ref.bytes.size()) << space;
+    EXPECT_EQ(std::memcmp(out.bytes.data(), ref.bytes.data(), ref.bytes.size()), 0)
+        << space << " differs from " << spaces.begin()->first;
+  }
+}
+
+namespace {
+
+/// Selects positive values (findall's predicate form).
+struct Positive32 {
+  KOKKOS_INLINE_FUNCTION bool operator()(const std::int32_t x) const { return x > 0; }
+};
+/// A key read by index (sort_permutation's key functor).
+template <class V>
+struct KeyAt {
+  V keys;
+  KOKKOS_INLINE_FUNCTION std::int32_t operator()(const std::int64_t i) const { return keys(i); }
+};
+/// An element with a floating-point key (scatter_sparse's merge path); 16
+/// bytes, no padding.
+struct RealKeyed {
+  double k;
+  std::int64_t v;
+  KOKKOS_INLINE_FUNCTION double key() const { return k; }
+};
+
+template <class V>
+void addAll(Outputs& out, const V& v) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  out.add(h.data(), h.span() * sizeof(typename V::value_type));
+}
+
+/// The rest of the API on space E: findall (indices, values, predicate,
+/// linear indices of a rank-2 mask), sort_permutation, reduce_by_key on its
+/// keys, permute / unpermute of a rank-1 and a rank-2 plane by its
+/// permutation, scatter_sparse of floating-point keys.
+template <class E>
+Outputs runMoreOn(const std::vector<std::int32_t>& values) {
+  using M = typename E::memory_space;
+  const E exec;
+  const auto n = static_cast<std::int64_t>(values.size());
+  Kokkos::View<std::int32_t*, M> v("v", n);
+  Kokkos::View<std::uint8_t*, M> mask("mask", n);
+  Kokkos::View<bool**, M> mask2("mask2", n / 4, 4);
+  Kokkos::View<std::int64_t*, M> w("w", n);
+  Kokkos::View<std::int16_t* [3], M> rows("rows", n);
+  Kokkos::View<RealKeyed*, M> real("real", n), realOut("real_out", n);
+  {
+    auto hv = Kokkos::create_mirror_view(v);
+    auto hm = Kokkos::create_mirror_view(mask);
+    auto hm2 = Kokkos::create_mirror_view(mask2);
+    auto hw = Kokkos::create_mirror_view(w);
+    auto hr = Kokkos::create_mirror_view(rows);
+    auto hx = Kokkos::create_mirror_view(real);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto x = values[static_cast<std::size_t>(i)];
+      hv(i) = x;
+      hm(i) = static_cast<std::uint8_t>(x % 3 == 0);
+      if (i < n / 4 * 4) hm2(i / 4, i % 4) = x % 5 == 1;
+      hw(i) = std::int64_t(x) * 1000003 - i;
+      for (int c = 0; c < 3; ++c) hr(i, c) = static_cast<std::int16_t>(x * 3 + c);
+      hx(i) = RealKeyed{static_cast<double>(x % 97) * 0.25 - 3.0, i};
+    }
+    Kokkos::deep_copy(v, hv);
+    Kokkos::deep_copy(mask, hm);
+    Kokkos::deep_copy(mask2, hm2);
+    Kokkos::deep_copy(w, hw);
+    Kokkos::deep_copy(rows, hr);
+    Kokkos::deep_copy(real, hx);
+  }
+  Outputs out;
+  out.addView(sieve::findall(exec, mask));
+  out.addView(sieve::findall(exec, mask, sieve::items(v)));
+  out.addView(sieve::findall(exec, Positive32{}, v));
+  out.addView(sieve::findall(exec, mask2, sieve::linear_indices));
+  Kokkos::View<std::int64_t*, M> perm("perm", n);
+  const auto keys = sieve::keys::sort_permutation(exec, n, KeyAt<decltype(v)>{v}, perm);
+  out.addView(perm);
+  out.addView(keys.offsets());
+  Kokkos::View<std::int64_t*, M> sums("sums", keys.num_keys());
+  sieve::keys::reduce_by_key(exec, keys, w, std::int64_t(0), sieve::Sum{}, sums);
+  out.addView(sums);
+  Kokkos::View<unsigned char*, M> scratch("scratch", sieve::permute_scratch_bytes(v, rows));
+  sieve::keys::permute(exec, perm, scratch, v, rows);
+  out.addView(v);
+  addAll(out, rows);
+  sieve::keys::unpermute(exec, perm, scratch, v, rows);
+  out.addView(v);
+  addAll(out, rows);
+  const auto sparse = sieve::keys::scatter_sparse(exec, real, realOut);
+  out.addView(realOut);
+  out.addView(sparse.offsets());
+  out.addView(sparse.keys());
+  exec.fence();
+  return out;
+}
+
+} // namespace
+
+TEST(CrossBackendApi, EverySpaceWritesTheSameBytes) {
+  std::vector<std::int32_t> values(100003);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<std::int32_t>((i * 2654435761u) % 2000) - 700;
+  std::map<std::string, Outputs> spaces;
+#if defined(KOKKOS_ENABLE_SERIAL)
+  spaces["Serial"] = runMoreOn<Kokkos::Serial>(values);
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  spaces["OpenMP"] = runMoreOn<Kokkos::OpenMP>(values);
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  spaces["Cuda"] = runMoreOn<Kokkos::Cuda>(values);
 #endif
   ASSERT_GE(spaces.size(), 2u) << "fewer than two spaces to compare";
   const auto& ref = spaces.begin()->second;

@@ -12,8 +12,8 @@
 // Keys whose varying bits span more than one byte take the top-digit order
 // (radixHostTopBits, core/radix.hpp): one stable scatter by the top 8-10 of
 // the varying bits into set Y (or, with no varying bit below them, the
-// indices straight into `order`), then each run of one top digit (~n / 2^10
-// keys) sorted by the bits below, LSD in 8-bit digits, by the thread whose
+// indices straight into `order`), then each run of one top digit (~4 Ki
+// keys up to 2^22 keys, ~n / 2^10 beyond) sorted by the bits below, LSD in 8-bit digits, by the thread whose
 // share of the positions holds its start: one histogram read for all of its
 // digits, the digits constant within the run skipped, the passes through
 // the thread's own planes (RunPlanes: in cache, reused run after run), the

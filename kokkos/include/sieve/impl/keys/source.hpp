@@ -10,6 +10,7 @@
 #include <sieve/impl/common.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -96,7 +97,8 @@ struct ArraySource {
   /// Record i is read soon (a gather in sorted order: a random read). (Not
   /// through a View whose elements are proxies: atomic access.)
   KOKKOS_INLINE_FUNCTION void prefetch(i64 i) const {
-    if constexpr (std::is_lvalue_reference_v<typename V::reference_type>) SIEVE_PREFETCH(&view(i));
+    if constexpr (std::is_lvalue_reference_v<typename V::reference_type>)
+      SIEVE_PREFETCH(std::addressof(view(i)));
     else (void)i;
   }
 };

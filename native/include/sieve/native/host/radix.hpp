@@ -19,7 +19,8 @@ namespace sieve {
 ///
 /// Keys whose varying bits span more than one byte: one read of the keys
 /// (OR, AND, histogram of the top 8-10 varying bits), one stable scatter by
-/// that top digit, then each run of one top digit (~n / 2^10 keys) sorted by
+/// that top digit, then each run of one top digit (~4 Ki keys up to
+/// 2^22 keys, ~n / 2^10 beyond) sorted by
 /// the bits below in cache (LSD, 8-bit digits) into `order`: two reads and
 /// two writes of the keys whatever their width. Skewed keys (one top digit
 /// holding over n / (4 x threads) of them or 2^18) and keys whose varying
