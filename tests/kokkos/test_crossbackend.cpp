@@ -20,6 +20,7 @@
 
 #include <cstring>
 #include <functional>
+#include <type_traits>
 #include <map>
 #include <numeric>
 #include <string>
@@ -284,20 +285,19 @@ Outputs runKeysOn(const std::vector<KeyedPair>& in) {
 
 } // namespace
 
-TEST(CrossBackendKeys, EverySpaceWritesTheSameBytes) {
-  std::vector<KeyedPair> in(200003);
-  for (std::size_t i = 0; i < in.size(); ++i)
-    in[i] = KeyedPair{static_cast<std::int32_t>((i * 2654435761u) % 5000),
-                      static_cast<std::int32_t>((i * 40503u) % 97)};
+/// run(space) on every enabled execution space, their outputs compared
+/// byte for byte.
+template <class Run>
+void expectEverySpaceWritesTheSameBytes(const Run& run) {
   std::map<std::string, Outputs> spaces;
 #if defined(KOKKOS_ENABLE_SERIAL)
-  spaces["Serial"] = runKeysOn<Kokkos::Serial>(in);
+  spaces["Serial"] = run(Kokkos::Serial());
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
-  spaces["OpenMP"] = runKeysOn<Kokkos::OpenMP>(in);
+  spaces["OpenMP"] = run(Kokkos::OpenMP());
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
-  spaces["Cuda"] = runKeysOn<Kokkos::Cuda>(in);
+  spaces["Cuda"] = run(Kokkos::Cuda());
 #endif
   ASSERT_GE(spaces.size(), 2u) << "fewer than two spaces to compare";
   const auto& ref = spaces.begin()->second;
@@ -306,6 +306,15 @@ TEST(CrossBackendKeys, EverySpaceWritesTheSameBytes) {
     EXPECT_EQ(std::memcmp(out.bytes.data(), ref.bytes.data(), ref.bytes.size()), 0)
         << space << " differs from " << spaces.begin()->first;
   }
+}
+
+TEST(CrossBackendKeys, EverySpaceWritesTheSameBytes) {
+  std::vector<KeyedPair> in(200003);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    in[i] = KeyedPair{static_cast<std::int32_t>((i * 2654435761u) % 5000),
+                      static_cast<std::int32_t>((i * 40503u) % 97)};
+  expectEverySpaceWritesTheSameBytes(
+      [&](const auto space) { return runKeysOn<std::decay_t<decltype(space)>>(in); });
 }
 
 namespace {
@@ -405,21 +414,6 @@ TEST(CrossBackendApi, EverySpaceWritesTheSameBytes) {
   std::vector<std::int32_t> values(100003);
   for (std::size_t i = 0; i < values.size(); ++i)
     values[i] = static_cast<std::int32_t>((i * 2654435761u) % 2000) - 700;
-  std::map<std::string, Outputs> spaces;
-#if defined(KOKKOS_ENABLE_SERIAL)
-  spaces["Serial"] = runMoreOn<Kokkos::Serial>(values);
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-  spaces["OpenMP"] = runMoreOn<Kokkos::OpenMP>(values);
-#endif
-#if defined(KOKKOS_ENABLE_CUDA)
-  spaces["Cuda"] = runMoreOn<Kokkos::Cuda>(values);
-#endif
-  ASSERT_GE(spaces.size(), 2u) << "fewer than two spaces to compare";
-  const auto& ref = spaces.begin()->second;
-  for (const auto& [space, out] : spaces) {
-    ASSERT_EQ(out.bytes.size(), ref.bytes.size()) << space;
-    EXPECT_EQ(std::memcmp(out.bytes.data(), ref.bytes.data(), ref.bytes.size()), 0)
-        << space << " differs from " << spaces.begin()->first;
-  }
+  expectEverySpaceWritesTheSameBytes(
+      [&](const auto space) { return runMoreOn<std::decay_t<decltype(space)>>(values); });
 }
