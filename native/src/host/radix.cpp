@@ -50,6 +50,7 @@
 // buffers and cursors) and, on the top-digit order, its RunPlanes (~32-40
 // bytes a key of the largest run it sorts: at most ~10 MiB); the team
 // 2 x threads^2 x 256 counters.
+#include <sieve/core/keys.hpp>
 #include <sieve/core/radix.hpp>
 #include <sieve/core/validate.hpp>
 #include <sieve/native/host/lines.hpp>
@@ -504,8 +505,7 @@ void radixTeamBody(const TeamCtx& t, RadixRun<Idx>& r) {
     for (std::int64_t i = a; i < b; ++i) r.order[i] = i;
     return;
   }
-  int width = 0;
-  while (width < 64 && (varying >> width) != 0) ++width;
+  const int width = Keys::radixTotalBits(varying);
   bool counted = false; // w.hist holds the LSD pass's first digit
   if (const int top = radixHostTopBits(r.n, width); top > 0) {
     const int shift = width - top;

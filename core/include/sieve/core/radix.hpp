@@ -39,6 +39,13 @@ SIEVE_INLINE constexpr std::size_t radixIndexBytes(std::int64_t n) {
 
 SIEVE_INLINE constexpr std::size_t radixRound64(std::size_t b) { return (b + 63u) / 64u * 64u; }
 
+/// The bits that count x values: the least b with 2^b >= x (at most 63).
+SIEVE_INLINE constexpr int ceilLog2(std::int64_t x) {
+  int b = 0;
+  while (b < 63 && (std::int64_t(1) << b) < x) ++b;
+  return b;
+}
+
 /// Offsets of the three planes from the 64-byte aligned base of the scratch.
 struct RadixLayout {
   SIEVE_HOST_DEVICE static constexpr std::size_t elems(std::int64_t n) {
@@ -66,9 +73,8 @@ struct RadixLayout {
 /// 0: the varying bits fit one 8-bit digit (LSD passes over the whole keys).
 SIEVE_INLINE constexpr int radixHostTopBits(std::int64_t n, int varyingBits) {
   if (varyingBits <= kRadixDigitBits) return 0;
-  int lg = 0;
-  while (lg < 62 && (std::int64_t(1) << lg) < n) ++lg;
-  int bits = lg - 12 < 8 ? 8 : lg - 12 > 10 ? 10 : lg - 12;
+  const int lg = Impl::ceilLog2(n);
+  const int bits = lg - 12 < 8 ? 8 : lg - 12 > 10 ? 10 : lg - 12;
   return bits < varyingBits ? bits : varyingBits;
 }
 
@@ -97,8 +103,7 @@ struct DenseScatterPlan {
   int highBits, lowBits;
 };
 SIEVE_INLINE constexpr DenseScatterPlan denseScatterPlan(std::int64_t buckets) {
-  int bits = 0;
-  while (bits < 63 && (std::int64_t(1) << bits) < buckets) ++bits;
+  const int bits = ceilLog2(buckets);
   if (bits <= 11) return {buckets >= 1, bits, 0};
   const int high = (bits + 1) / 2 < 11 ? (bits + 1) / 2 : 11;
   return {bits - high <= 12, high, bits - high};
@@ -140,8 +145,7 @@ struct DenseScatterDeviceLayout {
   static constexpr int kDigitBits = 8;
   static constexpr std::int64_t kBins = std::int64_t(1) << kDigitBits;
   SIEVE_HOST_DEVICE static constexpr int passes(std::int64_t buckets) {
-    int bits = 0;
-    while (bits < 63 && (std::int64_t(1) << bits) < buckets) ++bits;
+    const int bits = ceilLog2(buckets);
     return bits <= kDigitBits ? 1 : (bits + kDigitBits - 1) / kDigitBits;
   }
   SIEVE_HOST_DEVICE static constexpr std::int64_t tiles(std::int64_t n) {
