@@ -1,0 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sieve — the differential fuzzer's run on Kokkos::Serial (fuzz_run.hpp).
+#include "fuzz_run.hpp"
+
+template void sieve_fuzz::fuzzOn<Kokkos::Serial>(FuzzedDataProvider&, std::int64_t, float);
