@@ -20,6 +20,7 @@
 
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <type_traits>
 #include <map>
 #include <numeric>
@@ -308,13 +309,23 @@ void expectEverySpaceWritesTheSameBytes(const Run& run) {
   }
 }
 
+/// The sizes of the keys and API checks: empty, one, a partial word, a partial
+/// tile, and many tiles (in the sanitizer build these checks are what runs
+/// findall, keys and permute on the portable face: tests/CMakeLists.txt).
+const std::size_t kCrossSizes[] = {0, 1, 33, 4097};
+
 TEST(CrossBackendKeys, EverySpaceWritesTheSameBytes) {
-  std::vector<KeyedPair> in(200003);
-  for (std::size_t i = 0; i < in.size(); ++i)
-    in[i] = KeyedPair{static_cast<std::int32_t>((i * 2654435761u) % 5000),
-                      static_cast<std::int32_t>((i * 40503u) % 97)};
-  expectEverySpaceWritesTheSameBytes(
-      [&](const auto space) { return runKeysOn<std::decay_t<decltype(space)>>(in); });
+  std::vector<std::size_t> sizes(std::begin(kCrossSizes), std::end(kCrossSizes));
+  sizes.push_back(200003);
+  for (const std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    std::vector<KeyedPair> in(n);
+    for (std::size_t i = 0; i < in.size(); ++i)
+      in[i] = KeyedPair{static_cast<std::int32_t>((i * 2654435761u) % 5000),
+                        static_cast<std::int32_t>((i * 40503u) % 97)};
+    expectEverySpaceWritesTheSameBytes(
+        [&](const auto space) { return runKeysOn<std::decay_t<decltype(space)>>(in); });
+  }
 }
 
 namespace {
@@ -345,7 +356,7 @@ void addAll(Outputs& out, const V& v) {
 
 /// The rest of the API on space E: findall (indices, values, predicate,
 /// linear indices of a rank-2 mask), sort_permutation, reduce_by_key on its
-/// keys, permute / unpermute of a rank-1 and a rank-2 plane by its
+/// keys, an int64 Max and an int64 Sum scan, permute / unpermute of a rank-1 and a rank-2 plane by its
 /// permutation, scatter_sparse of floating-point keys.
 template <class E>
 Outputs runMoreOn(const std::vector<std::int32_t>& values) {
@@ -393,6 +404,13 @@ Outputs runMoreOn(const std::vector<std::int32_t>& values) {
   Kokkos::View<std::int64_t*, M> sums("sums", keys.num_keys());
   sieve::keys::reduce_by_key(exec, keys, w, std::int64_t(0), sieve::Sum{}, sums);
   out.addView(sums);
+  // Scans beyond the sequence's int32 Sum (integers: the same bytes on every
+  // face): int64 Max, inclusive from its identity; int64 Sum, exclusive.
+  Kokkos::View<std::int64_t*, M> wMax("w_max", n), wSum("w_sum", n);
+  sieve::inclusive_scan(exec, w, wMax, sieve::Max{});
+  out.addView(wMax);
+  sieve::exclusive_scan(exec, w, wSum, std::int64_t(5));
+  out.addView(wSum);
   Kokkos::View<unsigned char*, M> scratch("scratch", sieve::permute_scratch_bytes(v, rows));
   sieve::keys::permute(exec, perm, scratch, v, rows);
   out.addView(v);
@@ -411,9 +429,14 @@ Outputs runMoreOn(const std::vector<std::int32_t>& values) {
 } // namespace
 
 TEST(CrossBackendApi, EverySpaceWritesTheSameBytes) {
-  std::vector<std::int32_t> values(100003);
-  for (std::size_t i = 0; i < values.size(); ++i)
-    values[i] = static_cast<std::int32_t>((i * 2654435761u) % 2000) - 700;
-  expectEverySpaceWritesTheSameBytes(
-      [&](const auto space) { return runMoreOn<std::decay_t<decltype(space)>>(values); });
+  std::vector<std::size_t> sizes(std::begin(kCrossSizes), std::end(kCrossSizes));
+  sizes.push_back(100003);
+  for (const std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    std::vector<std::int32_t> values(n);
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = static_cast<std::int32_t>((i * 2654435761u) % 2000) - 700;
+    expectEverySpaceWritesTheSameBytes(
+        [&](const auto space) { return runMoreOn<std::decay_t<decltype(space)>>(values); });
+  }
 }
