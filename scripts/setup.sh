@@ -274,7 +274,7 @@ fi
 rel="$(realpath --relative-to="$PWD" "$build_dir")"
 case "$variant" in
   fuzz) say "done: fuzz with 'scripts/fuzz.sh [SECONDS]'" ;;
-  sanitize) say "done: tests with 'ctest --test-dir $rel --output-on-failure -j 2'" ;;
+  sanitize) say "done: the CI's sanitizer tests: ctest --test-dir $rel --output-on-failure -j 2 -R '^(host|core|kokkos\\.serial|crossbackend|cuda\\.emulated|mpi\\.serial)' -E 'long\$|omp[14]\$'" ;;
   *) if [ "$everything" -eq 1 ]; then
        say "done: tests with 'ctest --test-dir $rel --output-on-failure -j 2'"
      else

@@ -271,16 +271,19 @@ Outputs runKeysOn(const std::vector<KeyedPair>& in) {
   out.addView(dense.offsets());
   const auto sparse = sieve::keys::scatter_sparse(exec, d, b);
   out.addView(b);
+  out.addView(sparse.offsets());
   out.addView(sparse.keys());
   const auto unique = sieve::keys::reduce(exec, dense, a, sieve::keys::SortUnique{});
   V c("c", unique.num_elements());
   sieve::keys::compact(exec, dense, unique, a, c);
   exec.fence();
+  out.addView(unique.offsets());
   out.addView(a);
   out.addView(c);
   const auto g = sieve::keys::group(exec, sparse, b, sieve::keys::SortGroup{});
   out.addView(b);
   out.addView(g.groups.offsets());
+  out.addView(g.keys.offsets());
   return out;
 }
 
@@ -401,6 +404,8 @@ Outputs runMoreOn(const std::vector<std::int32_t>& values) {
   const auto keys = sieve::keys::sort_permutation(exec, n, KeyAt<decltype(v)>{v}, perm);
   out.addView(perm);
   out.addView(keys.offsets());
+  const auto minKey = keys.min_key();
+  out.add(&minKey, sizeof minKey);
   Kokkos::View<std::int64_t*, M> sums("sums", keys.num_keys());
   sieve::keys::reduce_by_key(exec, keys, w, std::int64_t(0), sieve::Sum{}, sums);
   out.addView(sums);
