@@ -20,7 +20,6 @@
 
 #include <cstring>
 #include <functional>
-#include <iterator>
 #include <type_traits>
 #include <map>
 #include <numeric>
@@ -312,23 +311,28 @@ void expectEverySpaceWritesTheSameBytes(const Run& run) {
   }
 }
 
-/// The sizes of the keys and API checks: empty, one, a partial word, a partial
-/// tile, and many tiles (in the sanitizer build these checks are what runs
-/// findall, keys and permute on the portable face: tests/CMakeLists.txt).
-const std::size_t kCrossSizes[] = {0, 1, 33, 4097};
+/// check(n) at the sizes of the keys and API checks: empty, one, a partial
+/// word, a partial tile, and `largest` (many tiles). In the sanitizer build
+/// these checks are what runs findall, keys and permute on the portable face
+/// (tests/CMakeLists.txt).
+template <class Check>
+void forCrossSizes(const std::size_t largest, const Check& check) {
+  for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(4097),
+                              largest}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    check(n);
+  }
+}
 
 TEST(CrossBackendKeys, EverySpaceWritesTheSameBytes) {
-  std::vector<std::size_t> sizes(std::begin(kCrossSizes), std::end(kCrossSizes));
-  sizes.push_back(200003);
-  for (const std::size_t n : sizes) {
-    SCOPED_TRACE("n = " + std::to_string(n));
+  forCrossSizes(200003, [](const std::size_t n) {
     std::vector<KeyedPair> in(n);
     for (std::size_t i = 0; i < in.size(); ++i)
       in[i] = KeyedPair{static_cast<std::int32_t>((i * 2654435761u) % 5000),
                         static_cast<std::int32_t>((i * 40503u) % 97)};
     expectEverySpaceWritesTheSameBytes(
         [&](const auto space) { return runKeysOn<std::decay_t<decltype(space)>>(in); });
-  }
+  });
 }
 
 namespace {
@@ -359,8 +363,8 @@ void addAll(Outputs& out, const V& v) {
 
 /// The rest of the API on space E: findall (indices, values, predicate,
 /// linear indices of a rank-2 mask), sort_permutation, reduce_by_key on its
-/// keys, an int64 Max and an int64 Sum scan, permute / unpermute of a rank-1 and a rank-2 plane by its
-/// permutation, scatter_sparse of floating-point keys.
+/// keys, an int64 Max and an int64 Sum scan, permute / unpermute of a rank-1
+/// and a rank-2 plane by its permutation, scatter_sparse of floating-point keys.
 template <class E>
 Outputs runMoreOn(const std::vector<std::int32_t>& values) {
   using M = typename E::memory_space;
@@ -434,14 +438,11 @@ Outputs runMoreOn(const std::vector<std::int32_t>& values) {
 } // namespace
 
 TEST(CrossBackendApi, EverySpaceWritesTheSameBytes) {
-  std::vector<std::size_t> sizes(std::begin(kCrossSizes), std::end(kCrossSizes));
-  sizes.push_back(100003);
-  for (const std::size_t n : sizes) {
-    SCOPED_TRACE("n = " + std::to_string(n));
+  forCrossSizes(100003, [](const std::size_t n) {
     std::vector<std::int32_t> values(n);
     for (std::size_t i = 0; i < values.size(); ++i)
       values[i] = static_cast<std::int32_t>((i * 2654435761u) % 2000) - 700;
     expectEverySpaceWritesTheSameBytes(
         [&](const auto space) { return runMoreOn<std::decay_t<decltype(space)>>(values); });
-  }
+  });
 }
