@@ -78,6 +78,9 @@ pkgs=(cmake g++ make libgtest-dev tar gzip)
 [ "$variant" = fuzz ] || pkgs+=(libopenmpi-dev openmpi-bin)
 [ "$plot" -eq 0 ] || pkgs+=(python3-matplotlib)
 [ "$variant" != fuzz ] || pkgs+=(clang libomp-dev)
+# Where nvcc is, ninja too: scripts/gpu_check.sh builds with it (its rehearsal,
+# scripts/rehearse_gpu_check.sh, has no make on PATH, as the GPU machine).
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then pkgs+=(ninja-build); fi
 if [ "$variant" != default ]; then
   [ "$build_dir" != "$root/build" ] || build_dir="$root/build-$([ "$variant" = fuzz ] && echo fuzz || echo asan)"
   use_cuda=off
