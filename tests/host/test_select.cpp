@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -406,4 +407,67 @@ TEST(HostSelectTeam, RejectsBadArguments) {
   rejects(s, "overlaps");
   const sieve::SelectMaskFill none{};
   rejects(spec(), "fill->fill is null", &none);
+}
+
+// selectHost's index items past the size from which it streams (whole lines
+// of the result with non-temporal stores: Tuning::Host::kSelectStreamBytes,
+// 32 MiB, reached by every case here, capped or not), int64 and int32, into a
+// result starting at several offsets within a cache line (one not even
+// item-aligned), with a cap in the last block, and guard bytes around it, on
+// two threads at every instruction set.
+TEST(HostSelectTeam, LargeIndexResultsAtEveryAlignment) {
+  const IsaScope scope;
+  const i64 n = (i64(1) << 24) + 77; // ~10 M selected: 40 MiB as int32
+  const auto mask = makeMask(n, 60, 11u);
+  std::vector<i64> ref;
+  for (i64 k = 0; k < n; ++k)
+    if (mask[static_cast<std::size_t>(k)] != 0) ref.push_back(k);
+  const i64 total = static_cast<i64>(ref.size());
+  const std::vector<std::int32_t> ref32(ref.begin(), ref.end());
+  for (const auto isa : supportedIsas()) {
+    sieve::setHostIsa(isa);
+    for (const std::uint32_t bytes : {8u, 4u}) {
+      for (const i64 shift : {i64(0), i64(24), i64(1)}) { // bytes past a line start
+        for (const i64 cap : {n, total - 10}) {           // the last block has 77 samples
+          SCOPED_TRACE("isa=" + std::to_string(static_cast<int>(isa)) +
+                       " item bytes=" + std::to_string(bytes) + " shift=" + std::to_string(shift) +
+                       " cap=" + std::to_string(cap));
+          std::vector<unsigned char> raw(
+              static_cast<std::size_t>(2 * kGuardBytes + 64 + cap * bytes), kGuard);
+          unsigned char* out = raw.data() +
+                               (64 - reinterpret_cast<std::uintptr_t>(raw.data()) % 64) % 64 +
+                               kGuardBytes + shift;
+          i64 count = -1;
+          sieve::SelectSpec s;
+          s.mask = mask.data();
+          s.n = n;
+          s.item = bytes == 8u ? sieve::SelectItem::Index64 : sieve::SelectItem::Index32;
+          s.elemBytes = bytes;
+          s.out = out;
+          s.cap = cap;
+          s.count = &count;
+          sieve::selectHost(sieve::HostTeam{2}, s);
+          EXPECT_EQ(count, total);
+          const i64 written = cap < total ? cap : total;
+          const auto* want = bytes == 8u ? static_cast<const void*>(ref.data())
+                                         : static_cast<const void*>(ref32.data());
+          if (std::memcmp(out, want, static_cast<std::size_t>(written * bytes)) != 0) {
+            i64 k = 0; // the first slot that differs, for the message
+            while (std::memcmp(out + k * bytes, static_cast<const unsigned char*>(want) + k * bytes,
+                               bytes) == 0)
+              ++k;
+            FAIL() << "slot " << k << " differs from the sequential loop's index "
+                   << ref[static_cast<std::size_t>(k)];
+          }
+          // Nothing before the result or past its last item written.
+          const auto notGuard = [](unsigned char c) { return c != kGuard; };
+          const unsigned char *first = raw.data(), *end = first + raw.size(), *o = out;
+          const unsigned char* hit = std::find_if(first, o, notGuard);
+          ASSERT_EQ(hit, o) << "byte " << (hit - o) << " from the result's start written";
+          hit = std::find_if(o + written * bytes, end, notGuard);
+          ASSERT_EQ(hit, end) << "byte " << (hit - o) << " from the result's start written";
+        }
+      }
+    }
+  }
 }

@@ -51,6 +51,13 @@ struct HostKernels {
   /// The same with values[k] (elements of elemBytes = 1, 2, 4 or 8 bytes).
   std::int64_t (*selectValues)(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
                                const void* values, std::uint32_t elemBytes, void* dst);
+  /// base + rel[k] for k < len into dst as int64 (itemBytes 8) or int32
+  /// (itemBytes 4, every sum fitting), placed as memcpy would (dst needs no
+  /// alignment). With `stream`, the whole 64-byte lines of an item-aligned
+  /// dst are written with non-temporal stores (the caller fences). Writes no
+  /// byte outside the len items.
+  void (*offsetIndices)(const std::int32_t* rel, std::int64_t len, std::int64_t base, void* dst,
+                        std::uint32_t itemBytes, bool stream);
 };
 
 /// Samples per call of a select kernel (at most 4096 bytes of 8-byte items).
@@ -72,6 +79,22 @@ std::int64_t selectExact(const std::uint8_t* mask, std::int64_t i, std::int64_t 
     f += mask[i + j] != 0;
   }
   return f;
+}
+
+/// The exact offsetIndices of items [k, len) (also the ends of the vector ones).
+inline void offsetIndicesExact(const std::int32_t* rel, std::int64_t k, std::int64_t len,
+                               std::int64_t base, unsigned char* dst, std::uint32_t itemBytes) {
+  if (itemBytes == 8u) {
+    for (; k < len; ++k) {
+      const std::int64_t v = base + rel[k];
+      std::memcpy(dst + 8 * k, &v, 8);
+    }
+  } else {
+    for (; k < len; ++k) {
+      const auto v = static_cast<std::int32_t>(base + rel[k]);
+      std::memcpy(dst + 4 * k, &v, 4);
+    }
+  }
 }
 
 /// The scalar sum scan of in[i, len) from `acc` (the tail of every

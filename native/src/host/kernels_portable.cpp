@@ -174,12 +174,18 @@ std::int64_t selectValuesPortable(const std::uint8_t* mask, std::int64_t i, std:
   return f;
 }
 
+/// Plain stores (`stream` is a hint this table does not take).
+void offsetIndicesPortable(const std::int32_t* rel, std::int64_t len, std::int64_t base, void* dst,
+                           std::uint32_t itemBytes, bool /*stream*/) {
+  offsetIndicesExact(rel, 0, len, base, static_cast<unsigned char*>(dst), itemBytes);
+}
+
 } // namespace
 
 const HostKernels& hostKernelsPortable() {
-  static const HostKernels k{countPortable,       writePortable,         scanSum32Portable,
-                             scatterPortable,     selectIndicesPortable, selectIndices32Portable,
-                             selectValuesPortable};
+  static const HostKernels k{countPortable,        writePortable,         scanSum32Portable,
+                             scatterPortable,      selectIndicesPortable, selectIndices32Portable,
+                             selectValuesPortable, offsetIndicesPortable};
   return k;
 }
 

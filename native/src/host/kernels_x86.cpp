@@ -158,6 +158,59 @@ SIEVE_TARGET_AVX2 std::int64_t selectIndices32Avx2(const std::uint8_t* mask, std
   return selectIndicesAvx2T(mask, i, len, dst);
 }
 
+/// 32 bytes of items base + rel[0, 32 / W): int64 (W = 8) or int32 (W = 4).
+template <int W>
+SIEVE_TARGET_AVX2 inline __m256i offsetItemsAvx2(const std::int32_t* rel, __m256i base) {
+  if constexpr (W == 8)
+    return _mm256_add_epi64(
+        base, _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rel))));
+  else return _mm256_add_epi32(base, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rel)));
+}
+
+/// base + rel[k] as int64 or int32 (Item): the items before dst's first
+/// whole line and after its last exactly, each line between as two 32-byte
+/// stores (non-temporal with `stream`, which needs dst item-aligned: an
+/// unaligned dst is written with plain stores throughout).
+template <class Item>
+SIEVE_TARGET_AVX2 void offsetIndicesAvx2T(const std::int32_t* rel, std::int64_t len,
+                                          std::int64_t base, unsigned char* dst, bool stream) {
+  constexpr int W = sizeof(Item);
+  constexpr std::int64_t perLine = 64 / W, perStore = 32 / W;
+  const auto addr = reinterpret_cast<std::uintptr_t>(dst);
+  std::int64_t k = 0;
+  if (addr % W == 0) {
+    const auto head = static_cast<std::int64_t>((64 - addr % 64) % 64) / W;
+    k = head < len ? head : len;
+    offsetIndicesExact(rel, 0, k, base, dst, W);
+  } else {
+    stream = false;
+  }
+  const __m256i b =
+      W == 8 ? _mm256_set1_epi64x(base) : _mm256_set1_epi32(static_cast<std::int32_t>(base));
+  if (stream) {
+    for (; k + perLine <= len; k += perLine) {
+      auto* d = reinterpret_cast<__m256i*>(dst + k * W);
+      _mm256_stream_si256(d, offsetItemsAvx2<W>(rel + k, b));
+      _mm256_stream_si256(d + 1, offsetItemsAvx2<W>(rel + k + perStore, b));
+    }
+  } else {
+    for (; k + perLine <= len; k += perLine) {
+      auto* d = reinterpret_cast<__m256i*>(dst + k * W);
+      _mm256_storeu_si256(d, offsetItemsAvx2<W>(rel + k, b));
+      _mm256_storeu_si256(d + 1, offsetItemsAvx2<W>(rel + k + perStore, b));
+    }
+  }
+  offsetIndicesExact(rel, k, len, base, dst, W);
+}
+
+SIEVE_TARGET_AVX2 void offsetIndicesAvx2(const std::int32_t* rel, std::int64_t len,
+                                         std::int64_t base, void* dst, std::uint32_t itemBytes,
+                                         bool stream) {
+  auto* d = static_cast<unsigned char*>(dst);
+  if (itemBytes == 8u) offsetIndicesAvx2T<std::int64_t>(rel, len, base, d, stream);
+  else offsetIndicesAvx2T<std::int32_t>(rel, len, base, d, stream);
+}
+
 /// The lane permutation that packs the selected 8-byte lanes of 4 (bits of a
 /// nibble) to the front, as the int32 indices of _mm256_permutevar8x32_epi32.
 struct Pack64Lut {
@@ -509,15 +562,15 @@ std::int64_t selectValuesAvx512(const std::uint8_t* mask, std::int64_t i, std::i
 
 const HostKernels& hostKernelsAvx2() {
   static const HostKernels k{
-      countAvx2,         writeAvx2,           scanSum32Avx2,   hostKernelsPortable().scatter,
-      selectIndicesAvx2, selectIndices32Avx2, selectValuesAvx2};
+      countAvx2,         writeAvx2,           scanSum32Avx2,    hostKernelsPortable().scatter,
+      selectIndicesAvx2, selectIndices32Avx2, selectValuesAvx2, offsetIndicesAvx2};
   return k;
 }
 
 const HostKernels& hostKernelsAvx512() {
-  static const HostKernels k{countAvx512,       writeAvx512,         scanSum32Avx512,
-                             scatterAvx512,     selectIndicesAvx512, selectIndices32Avx512,
-                             selectValuesAvx512};
+  static const HostKernels k{countAvx512,        writeAvx512,         scanSum32Avx512,
+                             scatterAvx512,      selectIndicesAvx512, selectIndices32Avx512,
+                             selectValuesAvx512, offsetIndicesAvx2};
   return k;
 }
 

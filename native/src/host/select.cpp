@@ -104,73 +104,71 @@ void selectRun(std::int64_t a, std::int64_t b, unsigned char* out, std::int64_t 
   sink.finish();
 }
 
-/// The items of the selected samples of [a, b) (mask bytes m[a, b)) into
-/// out[pos, end) (end - pos at most their number).
-void selectItems(const HostKernels& kern, const SelectSpec& s, const std::uint8_t* m,
-                 std::int64_t a, std::int64_t b, std::int64_t pos, std::int64_t end, bool stream) {
-  auto* out = static_cast<unsigned char*>(s.out);
-  switch (s.item) {
-  case SelectItem::Index64:
-    selectRun(a, b, out, pos, end, 8u, stream,
-              [&](std::int64_t i, std::int64_t len, unsigned char* d) {
-                return kern.selectIndices(m, i, len, reinterpret_cast<std::int64_t*>(d));
-              });
-    break;
-  case SelectItem::Index32:
-    selectRun(a, b, out, pos, end, 4u, stream,
-              [&](std::int64_t i, std::int64_t len, unsigned char* d) {
-                return kern.selectIndices32(m, i, len, reinterpret_cast<std::int32_t*>(d));
-              });
-    break;
-  default:
-    selectRun(a, b, out, pos, end, s.elemBytes, stream,
-              [&](std::int64_t i, std::int64_t len, unsigned char* d) {
-                return kern.selectValues(m, i, len, s.values, s.elemBytes, d);
-              });
-  }
+/// The values of the selected samples of a block (mask bytes m[0, len), its
+/// values from v) into out[pos, end) (end - pos at most their number).
+void selectBlockValues(const HostKernels& kern, const SelectSpec& s, const std::uint8_t* m,
+                       const unsigned char* v, std::int64_t len, std::int64_t pos, std::int64_t end,
+                       bool stream) {
+  selectRun(0, len, static_cast<unsigned char*>(s.out), pos, end, s.elemBytes, stream,
+            [&](std::int64_t i, std::int64_t l, unsigned char* d) {
+              return kern.selectValues(m, i, l, v, s.elemBytes, d);
+            });
 }
 
-/// Round r of thread t takes block r * T + t: count it (its mask bytes, from
-/// the array or the fill, into the L2), its offset from the blocks before it
-/// (BlockPrefix: no barrier a round), write it.
+/// The indices of the selected samples of a block (mask bytes m[0, len)),
+/// relative to its start, into stage; returns how many. One read of the mask.
+std::int64_t stageIndices(const HostKernels& kern, const std::uint8_t* m, std::int64_t len,
+                          std::int32_t* stage) {
+  std::int64_t kept = 0;
+  for (std::int64_t i = 0; i < len; i += kSelectChunk)
+    kept +=
+        kern.selectIndices32(m, i, len - i < kSelectChunk ? len - i : kSelectChunk, stage + kept);
+  return kept;
+}
+
+/// Round r of thread t takes block r * T + t (its mask bytes from the array
+/// or the fill), learns its offset from the blocks before it (BlockPrefix: no
+/// barrier a round) and writes its items. Indices read the mask once: the
+/// block's indices go block-relative (int32) into a staging array the L2
+/// keeps, which gives the count, and are written offset from there; values
+/// are counted, then selected while the block's mask is in the L2.
 void selectTeamBody(const TeamCtx& t, const HostKernels& kern, const SelectSpec& s,
                     const SelectMaskFill* fill, BlockPrefix& prefix, bool stream) {
   constexpr std::int64_t B = Tuning::Host::kSelectBlock;
   const std::int64_t n = s.n, blocks = (n + B - 1) / B;
-  std::unique_ptr<std::uint8_t[]> own;
-  if (fill != nullptr) own.reset(new std::uint8_t[B + 64]);
-  // 64-byte aligned block buffer (the count kernel reads whole lines of it).
-  std::uint8_t* buf =
-      fill != nullptr
-          ? reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(own.get()) + 63) &
-                                            ~std::uintptr_t(63))
-          : nullptr;
+  const bool indices = s.item != SelectItem::Value;
+  // 64-byte aligned: the count kernel reads whole lines of a filled block.
+  const Aligned own(fill != nullptr ? static_cast<std::size_t>(B) : 0);
+  const Aligned stage(indices ? static_cast<std::size_t>(4 * B + kSelectSlack) : 0);
+  auto* staged = reinterpret_cast<std::int32_t*>(stage.p);
   for (std::int64_t blk = t.id; blk < blocks; blk += t.size) {
     const std::int64_t a = blk * B, b = a + B < n ? a + B : n;
-    const std::uint8_t* m = s.mask;
-    std::int64_t ma = a, mb = b; // the block's range in m
-    if (fill != nullptr) {
-      fill->fill(fill->ctx, a, b, buf);
-      m = buf;
-      ma = 0;
-      mb = b - a;
+    // The block's mask bytes, m[0, b - a).
+    const std::uint8_t* m = own.p;
+    if (fill != nullptr) fill->fill(fill->ctx, a, b, own.p);
+    else m = s.mask + a;
+    if (indices) {
+      const std::int64_t kept = stageIndices(kern, m, b - a, staged);
+      const std::int64_t pos = prefix.exclusive(blk, kept);
+      if (kept > 0 && pos < s.cap) {
+        const std::int64_t end = pos + kept < s.cap ? pos + kept : s.cap;
+        kern.offsetIndices(staged, end - pos, a,
+                           static_cast<unsigned char*>(s.out) + pos * s.elemBytes, s.elemBytes,
+                           stream);
+      }
+      continue;
     }
     std::uint32_t k = 0, live = 0;
-    kern.count(m, 0u, ma, mb, &k, &live);
+    kern.count(m, 0u, 0, b - a, &k, &live);
     const std::int64_t kept = k;
     const std::int64_t pos = prefix.exclusive(blk, kept);
     if (kept > 0 && pos < s.cap) {
       const std::int64_t end = pos + kept < s.cap ? pos + kept : s.cap;
-      // The kernels read mask bytes at sample indices: a fill's block is
-      // addressed back by its start (the pointer then maps [a, b) onto it).
-      const std::uint8_t* mm =
-          fill == nullptr
-              ? m
-              : reinterpret_cast<const std::uint8_t*>(reinterpret_cast<std::uintptr_t>(m) -
-                                                      static_cast<std::uintptr_t>(a));
-      selectItems(kern, s, mm, a, b, pos, end, stream);
+      selectBlockValues(kern, s, m, static_cast<const unsigned char*>(s.values) + a * s.elemBytes,
+                        b - a, pos, end, stream);
     }
   }
+  if (stream) storeFence();
 }
 
 } // namespace

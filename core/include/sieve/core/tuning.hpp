@@ -33,8 +33,8 @@ inline constexpr unsigned kScanBlock = 1024;
 /// non-temporal stores (far past what the caches keep for the caller).
 inline constexpr std::uint64_t kSelectStreamBytes = std::uint64_t(32) << 20;
 /// Samples a thread takes per round of the one-pass select (selectHost): its
-/// mask bytes are counted, then reread for the write while still in the L2
-/// (a multiple of 64).
+/// indices are staged as int32 (4 bytes a sample at most) or its mask bytes
+/// counted and reread, both while in the L2 (a multiple of 64).
 inline constexpr std::int64_t kSelectBlock = 64 * 1024;
 } // namespace Host
 
