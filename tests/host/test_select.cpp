@@ -409,28 +409,54 @@ TEST(HostSelectTeam, RejectsBadArguments) {
   rejects(spec(), "fill->fill is null", &none);
 }
 
-// selectHost's index items past the size from which it streams (whole lines
-// of the result with non-temporal stores: Tuning::Host::kSelectStreamBytes,
-// 32 MiB, reached by every case here, capped or not), int64 and int32, into a
-// result starting at several offsets within a cache line (one not even
-// item-aligned), with a cap in the last block, and guard bytes around it, on
-// two threads at every instruction set.
-TEST(HostSelectTeam, LargeIndexResultsAtEveryAlignment) {
+// selectHost's items past the size from which it streams (whole lines of
+// the result with non-temporal stores: Tuning::Host::kSelectStreamBytes,
+// 32 MiB, reached by every case here, capped or not): int64 and int32
+// indices, 4- and 8-byte values (8-byte ones in blocks of half the samples),
+// into a result starting at several offsets within a cache line (one not
+// even item-aligned), with a cap in the last block, and guard bytes around
+// it, on two threads at every instruction set.
+TEST(HostSelectTeam, LargeResultsAtEveryAlignment) {
   const IsaScope scope;
   const i64 n = (i64(1) << 24) + 77; // ~10 M selected: 40 MiB as int32
   const auto mask = makeMask(n, 60, 11u);
+  std::vector<std::uint32_t> narrow(static_cast<std::size_t>(n));
+  std::vector<std::uint64_t> wide(static_cast<std::size_t>(n));
+  for (i64 k = 0; k < n; ++k) {
+    narrow[static_cast<std::size_t>(k)] = static_cast<std::uint32_t>(k) * 2654435761u;
+    wide[static_cast<std::size_t>(k)] = static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15u;
+  }
+  // The sequential loop's results, one per item kind.
   std::vector<i64> ref;
   for (i64 k = 0; k < n; ++k)
     if (mask[static_cast<std::size_t>(k)] != 0) ref.push_back(k);
   const i64 total = static_cast<i64>(ref.size());
-  const std::vector<std::int32_t> ref32(ref.begin(), ref.end());
+  std::vector<std::int32_t> ref32(ref.begin(), ref.end());
+  std::vector<std::uint32_t> refNarrow;
+  std::vector<std::uint64_t> refWide;
+  for (const i64 k : ref) {
+    refNarrow.push_back(narrow[static_cast<std::size_t>(k)]);
+    refWide.push_back(wide[static_cast<std::size_t>(k)]);
+  }
+  struct Kind {
+    sieve::SelectItem item;
+    std::uint32_t bytes;
+    const void* values;
+    const void* want;
+  };
+  const Kind kinds[] = {{sieve::SelectItem::Index64, 8u, nullptr, ref.data()},
+                        {sieve::SelectItem::Index32, 4u, nullptr, ref32.data()},
+                        {sieve::SelectItem::Value, 4u, narrow.data(), refNarrow.data()},
+                        {sieve::SelectItem::Value, 8u, wide.data(), refWide.data()}};
   for (const auto isa : supportedIsas()) {
     sieve::setHostIsa(isa);
-    for (const std::uint32_t bytes : {8u, 4u}) {
+    for (const Kind& kind : kinds) {
+      const std::uint32_t bytes = kind.bytes;
       for (const i64 shift : {i64(0), i64(24), i64(1)}) { // bytes past a line start
         for (const i64 cap : {n, total - 10}) {           // the last block has 77 samples
           SCOPED_TRACE("isa=" + std::to_string(static_cast<int>(isa)) +
-                       " item bytes=" + std::to_string(bytes) + " shift=" + std::to_string(shift) +
+                       " item=" + std::to_string(static_cast<int>(kind.item)) +
+                       " bytes=" + std::to_string(bytes) + " shift=" + std::to_string(shift) +
                        " cap=" + std::to_string(cap));
           std::vector<unsigned char> raw(
               static_cast<std::size_t>(2 * kGuardBytes + 64 + cap * bytes), kGuard);
@@ -441,23 +467,21 @@ TEST(HostSelectTeam, LargeIndexResultsAtEveryAlignment) {
           sieve::SelectSpec s;
           s.mask = mask.data();
           s.n = n;
-          s.item = bytes == 8u ? sieve::SelectItem::Index64 : sieve::SelectItem::Index32;
+          s.item = kind.item;
           s.elemBytes = bytes;
+          s.values = kind.values;
           s.out = out;
           s.cap = cap;
           s.count = &count;
           sieve::selectHost(sieve::HostTeam{2}, s);
           EXPECT_EQ(count, total);
           const i64 written = cap < total ? cap : total;
-          const auto* want = bytes == 8u ? static_cast<const void*>(ref.data())
-                                         : static_cast<const void*>(ref32.data());
+          const auto* want = static_cast<const unsigned char*>(kind.want);
           if (std::memcmp(out, want, static_cast<std::size_t>(written * bytes)) != 0) {
             i64 k = 0; // the first slot that differs, for the message
-            while (std::memcmp(out + k * bytes, static_cast<const unsigned char*>(want) + k * bytes,
-                               bytes) == 0)
-              ++k;
-            FAIL() << "slot " << k << " differs from the sequential loop's index "
-                   << ref[static_cast<std::size_t>(k)];
+            while (std::memcmp(out + k * bytes, want + k * bytes, bytes) == 0) ++k;
+            FAIL() << "slot " << k << " (sample " << ref[static_cast<std::size_t>(k)]
+                   << ") differs from the sequential loop's";
           }
           // Nothing before the result or past its last item written.
           const auto notGuard = [](unsigned char c) { return c != kGuard; };

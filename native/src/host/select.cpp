@@ -104,17 +104,6 @@ void selectRun(std::int64_t a, std::int64_t b, unsigned char* out, std::int64_t 
   sink.finish();
 }
 
-/// The values of the selected samples of a block (mask bytes m[0, len), its
-/// values from v) into out[pos, end) (end - pos at most their number).
-void selectBlockValues(const HostKernels& kern, const SelectSpec& s, const std::uint8_t* m,
-                       const unsigned char* v, std::int64_t len, std::int64_t pos, std::int64_t end,
-                       bool stream) {
-  selectRun(0, len, static_cast<unsigned char*>(s.out), pos, end, s.elemBytes, stream,
-            [&](std::int64_t i, std::int64_t l, unsigned char* d) {
-              return kern.selectValues(m, i, l, v, s.elemBytes, d);
-            });
-}
-
 /// The indices of the selected samples of a block (mask bytes m[0, len)),
 /// relative to its start, into stage; returns how many. One read of the mask.
 std::int64_t stageIndices(const HostKernels& kern, const std::uint8_t* m, std::int64_t len,
@@ -126,47 +115,64 @@ std::int64_t stageIndices(const HostKernels& kern, const std::uint8_t* m, std::i
   return kept;
 }
 
+/// The values (elements of w bytes from v) of the selected samples of a block
+/// (mask bytes m[0, len)) into stage; returns how many. One read of each.
+std::int64_t stageValues(const HostKernels& kern, const std::uint8_t* m, const unsigned char* v,
+                         std::uint32_t w, std::int64_t len, unsigned char* stage) {
+  std::int64_t kept = 0;
+  for (std::int64_t i = 0; i < len; i += kSelectChunk)
+    kept += kern.selectValues(m, i, len - i < kSelectChunk ? len - i : kSelectChunk, v, w,
+                              stage + kept * w);
+  return kept;
+}
+
+/// Bytes a block's selected items take in the staging array, at most: int32
+/// indices (Index64 is widened when written), values as they are.
+std::uint32_t stagedBytes(const SelectSpec& s) {
+  return s.item == SelectItem::Value ? s.elemBytes : 4u;
+}
+
+/// Samples of one block of selectHost: kSelectBlock, fewer for 8-byte values,
+/// so that a block's staging array stays at 4 * kSelectBlock bytes.
+std::int64_t selectBlockSamples(const SelectSpec& s) {
+  constexpr std::int64_t B = Tuning::Host::kSelectBlock;
+  return stagedBytes(s) <= 4u ? B : B * 4 / stagedBytes(s);
+}
+
 /// Round r of thread t takes block r * T + t (its mask bytes from the array
-/// or the fill), learns its offset from the blocks before it (BlockPrefix: no
-/// barrier a round) and writes its items. Indices read the mask once: the
-/// block's indices go block-relative (int32) into a staging array the L2
-/// keeps, which gives the count, and are written offset from there; values
-/// are counted, then selected while the block's mask is in the L2.
+/// or the fill): its items are selected once (one read of its mask and
+/// values) into a staging array the L2 keeps: indices block-relative (int32),
+/// values as they are. Their number gives the block's offset from the blocks
+/// before it (BlockPrefix: no barrier a round), and they are written there
+/// (indices offset, and widened to int64 where asked).
 void selectTeamBody(const TeamCtx& t, const HostKernels& kern, const SelectSpec& s,
                     const SelectMaskFill* fill, BlockPrefix& prefix, bool stream) {
-  constexpr std::int64_t B = Tuning::Host::kSelectBlock;
+  const std::int64_t B = selectBlockSamples(s);
   const std::int64_t n = s.n, blocks = (n + B - 1) / B;
   const bool indices = s.item != SelectItem::Value;
-  // 64-byte aligned: the count kernel reads whole lines of a filled block.
+  const std::uint32_t w = s.elemBytes; // of an item of the result
   const Aligned own(fill != nullptr ? static_cast<std::size_t>(B) : 0);
-  const Aligned stage(indices ? static_cast<std::size_t>(4 * B + kSelectSlack) : 0);
-  auto* staged = reinterpret_cast<std::int32_t*>(stage.p);
+  const Aligned stage(static_cast<std::size_t>(B * stagedBytes(s) + kSelectSlack));
+  auto* out = static_cast<unsigned char*>(s.out);
   for (std::int64_t blk = t.id; blk < blocks; blk += t.size) {
     const std::int64_t a = blk * B, b = a + B < n ? a + B : n;
     // The block's mask bytes, m[0, b - a).
     const std::uint8_t* m = own.p;
     if (fill != nullptr) fill->fill(fill->ctx, a, b, own.p);
     else m = s.mask + a;
-    if (indices) {
-      const std::int64_t kept = stageIndices(kern, m, b - a, staged);
-      const std::int64_t pos = prefix.exclusive(blk, kept);
-      if (kept > 0 && pos < s.cap) {
-        const std::int64_t end = pos + kept < s.cap ? pos + kept : s.cap;
-        kern.offsetIndices(staged, end - pos, a,
-                           static_cast<unsigned char*>(s.out) + pos * s.elemBytes, s.elemBytes,
-                           stream);
-      }
-      continue;
-    }
-    std::uint32_t k = 0, live = 0;
-    kern.count(m, 0u, 0, b - a, &k, &live);
-    const std::int64_t kept = k;
+    const std::int64_t kept =
+        indices ? stageIndices(kern, m, b - a, reinterpret_cast<std::int32_t*>(stage.p))
+                : stageValues(kern, m, static_cast<const unsigned char*>(s.values) + a * w, w,
+                              b - a, stage.p);
     const std::int64_t pos = prefix.exclusive(blk, kept);
-    if (kept > 0 && pos < s.cap) {
-      const std::int64_t end = pos + kept < s.cap ? pos + kept : s.cap;
-      selectBlockValues(kern, s, m, static_cast<const unsigned char*>(s.values) + a * s.elemBytes,
-                        b - a, pos, end, stream);
-    }
+    if (kept == 0 || pos >= s.cap) continue;
+    const std::int64_t end = pos + kept < s.cap ? pos + kept : s.cap;
+    if (indices)
+      kern.offsetIndices(reinterpret_cast<const std::int32_t*>(stage.p), end - pos, a,
+                         out + pos * w, w, stream);
+    else if (stream)
+      copyToLines<true>(out + pos * w, stage.p, static_cast<std::size_t>((end - pos) * w));
+    else std::memcpy(out + pos * w, stage.p, static_cast<std::size_t>((end - pos) * w));
   }
   if (stream) storeFence();
 }
@@ -215,7 +221,7 @@ void selectValuesHost(const std::uint8_t* mask, std::int64_t a, std::int64_t b, 
 
 void Impl::selectHostChecked(const HostTeam& team, const SelectSpec& s,
                              const SelectMaskFill* fill) {
-  constexpr std::int64_t B = Tuning::Host::kSelectBlock;
+  const std::int64_t B = Impl::selectBlockSamples(s);
   const std::int64_t blocks = (s.n + B - 1) / B;
   const int threads = Impl::teamSizeFor(team, blocks, 1);
   Impl::BlockPrefix prefix(blocks);

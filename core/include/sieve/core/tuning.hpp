@@ -32,9 +32,9 @@ inline constexpr unsigned kScanBlock = 1024;
 /// Output bytes from which findall's select writes whole cache lines with
 /// non-temporal stores (far past what the caches keep for the caller).
 inline constexpr std::uint64_t kSelectStreamBytes = std::uint64_t(32) << 20;
-/// Samples a thread takes per round of the one-pass select (selectHost): its
-/// indices are staged as int32 (4 bytes a sample at most) or its mask bytes
-/// counted and reread, both while in the L2 (a multiple of 64).
+/// Samples a thread takes per round of the one-pass select (selectHost; half
+/// as many for 8-byte values): its items are staged in the L2, at most 4
+/// bytes a sample (a multiple of 64).
 inline constexpr std::int64_t kSelectBlock = 64 * 1024;
 } // namespace Host
 

@@ -41,15 +41,14 @@ void selectValuesHost(const std::uint8_t* mask, std::int64_t a, std::int64_t b, 
                       bool stream);
 
 /// One whole selection (core/select.hpp) on the threads of `team`, in one
-/// pass over the mask: each thread takes a block of kSelectBlock samples,
-/// learns the block's offset from the blocks before it (BlockPrefix, a
-/// look-back: no barrier) and writes the block's items. Indices are selected
-/// once, block-relative into a staging array the L2 keeps (which counts
-/// them), then written offset from there; values are counted, then selected
-/// while the block's mask bytes are still in the L2. When min(cap, n) items
-/// take kSelectStreamBytes or more, the result's whole cache lines are
-/// written with non-temporal stores where the instruction set and the
-/// result's alignment allow.
+/// pass over the mask: each thread takes a block of kSelectBlock samples
+/// (half as many for 8-byte values), selects its items once into a staging
+/// array the L2 keeps (indices block-relative as int32, values as they are),
+/// learns the block's offset from their number and the blocks before it
+/// (BlockPrefix, a look-back: no barrier) and writes them there. When
+/// min(cap, n) items take kSelectStreamBytes or more, the result's whole
+/// cache lines are written with non-temporal stores where the instruction
+/// set and the result's alignment allow.
 /// With `fill`, the mask bytes come from it (s.mask is ignored and may be
 /// null). Items past s.cap are counted, not written; *s.count = the number
 /// selected. Host memory; returns when done. O(n).
