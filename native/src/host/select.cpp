@@ -171,7 +171,7 @@ void selectTeamBody(const TeamCtx& t, const HostKernels& kern, const SelectSpec&
       kern.offsetIndices(reinterpret_cast<const std::int32_t*>(stage.p), end - pos, a,
                          out + pos * w, w, stream);
     else if (stream)
-      copyToLines<true>(out + pos * w, stage.p, static_cast<std::size_t>((end - pos) * w));
+      copyLines<true>(out + pos * w, stage.p, static_cast<std::size_t>((end - pos) * w));
     else std::memcpy(out + pos * w, stage.p, static_cast<std::size_t>((end - pos) * w));
   }
   if (stream) storeFence();

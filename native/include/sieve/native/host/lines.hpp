@@ -18,7 +18,7 @@ namespace Impl {
 /// Bytes of one cache line: the unit the buffered scatters write.
 inline constexpr int kHostLine = 64;
 
-/// Store the 64 bytes at `src` (64-byte aligned) to `dst` (64-byte aligned):
+/// Store the 64 bytes at `src` (any address) to `dst` (64-byte aligned):
 /// with `Stream`, non-temporal stores (no read for ownership, no cache
 /// pollution) where SSE2 has them, plain stores otherwise.
 template <bool Stream>
@@ -27,21 +27,21 @@ inline void storeLine(void* dst, const void* src) {
   if constexpr (Stream) {
     const auto* s = static_cast<const __m128i*>(src);
     auto* d = static_cast<__m128i*>(dst);
-    _mm_stream_si128(d, _mm_load_si128(s));
-    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
-    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
-    _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+    _mm_stream_si128(d, _mm_loadu_si128(s));
+    _mm_stream_si128(d + 1, _mm_loadu_si128(s + 1));
+    _mm_stream_si128(d + 2, _mm_loadu_si128(s + 2));
+    _mm_stream_si128(d + 3, _mm_loadu_si128(s + 3));
     return;
   }
 #endif
   std::memcpy(dst, src, kHostLine);
 }
 
-/// Copy `bytes` bytes from `src` to `dst`, two ranges at the same offset
-/// within a cache line: the whole lines between them with storeLine<Stream>,
-/// the partial lines at the ends byte-exactly (nothing outside the range is
-/// written). Returns whether a line was streamed (then storeFence before the
-/// data is read elsewhere).
+/// Copy `bytes` bytes from `src` (any address) to `dst`: the whole lines of
+/// dst with storeLine<Stream>, the parts before its first and after its last
+/// whole line byte-exactly (nothing outside the range is written). Returns
+/// whether a line was streamed (then storeFence before the data is read
+/// elsewhere).
 template <bool Stream>
 inline bool copyLines(void* dst, const void* src, std::size_t bytes) {
   auto* d = static_cast<unsigned char*>(dst);
@@ -57,37 +57,6 @@ inline bool copyLines(void* dst, const void* src, std::size_t bytes) {
   for (; at + kHostLine <= bytes; at += kHostLine) storeLine<Stream>(d + at, s + at);
   std::memcpy(d + at, s + at, bytes - at);
   return true;
-}
-
-/// Copy `bytes` bytes from `src` (any address) to `dst`: with `Stream`, the
-/// whole lines of dst with non-temporal stores where SSE2 has them, the parts
-/// before its first and after its last whole line byte-exactly (nothing
-/// outside the range is written). Returns whether a line was streamed (then
-/// storeFence before the data is read elsewhere).
-template <bool Stream>
-inline bool copyToLines(void* dst, const void* src, std::size_t bytes) {
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
-  const std::size_t head =
-      (kHostLine - reinterpret_cast<std::uintptr_t>(d) % kHostLine) % kHostLine;
-#if defined(__SSE2__)
-  if (Stream && head + kHostLine <= bytes) {
-    std::memcpy(d, s, head);
-    std::size_t at = head;
-    for (; at + kHostLine <= bytes; at += kHostLine) {
-      auto* dl = reinterpret_cast<__m128i*>(d + at);
-      const auto* sl = reinterpret_cast<const __m128i*>(s + at);
-      _mm_stream_si128(dl, _mm_loadu_si128(sl));
-      _mm_stream_si128(dl + 1, _mm_loadu_si128(sl + 1));
-      _mm_stream_si128(dl + 2, _mm_loadu_si128(sl + 2));
-      _mm_stream_si128(dl + 3, _mm_loadu_si128(sl + 3));
-    }
-    std::memcpy(d + at, s + at, bytes - at);
-    return true;
-  }
-#endif
-  std::memcpy(d, s, bytes);
-  return false;
 }
 
 /// A 64-byte aligned heap block of `bytes` bytes (a thread's buffers).
