@@ -66,7 +66,11 @@ __device__ __forceinline__ T blockInclusive(T v, const Op& op, T* warpTotals) {
   if (lane == 31u) warpTotals[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    T w = warpTotals[lane < Tuning::Cuda::kWarps ? lane : 0u];
+    // Each lane reads only the slot it writes back: the lanes past kWarps
+    // scan their own value (the shuffles carry values up, never down, so
+    // theirs reach no slot). Reading slot 0 there raced with lane 0's write
+    // of it: shuffles order no memory (compute-sanitizer racecheck, H200).
+    T w = lane < Tuning::Cuda::kWarps ? warpTotals[lane] : v;
     w = warpInclusive(w, op, lane);
     if (lane < Tuning::Cuda::kWarps) warpTotals[lane] = w;
   }
