@@ -92,8 +92,9 @@ struct Unpack {
   Kokkos::View<Kokkos::Array<i64, R>*, Kokkos::LayoutRight, TestMem> in;
   Kokkos::View<i64*, TestMem> out;
   KOKKOS_INLINE_FUNCTION void operator()(const i64 i) const {
-    for (std::size_t d = 0; d < R; ++d)
-      out(i * static_cast<i64>(R) + static_cast<i64>(d)) = in(i)[d];
+    if constexpr (R > 0) // (R = 0: nothing; nvcc warns of `d < 0`)
+      for (std::size_t d = 0; d < R; ++d)
+        out(i * static_cast<i64>(R) + static_cast<i64>(d)) = in(i)[d];
   }
 };
 

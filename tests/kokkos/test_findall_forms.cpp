@@ -140,8 +140,9 @@ i64 readCount(const Kokkos::View<i64, TestMem>& c) {
 TEST(FindallIndex, MatchesTheSequentialLoop) {
   const TestExec exec;
   for (const i64 n : kSizes) {
-    for (const auto& [pt, px] : {std::pair<int, int>{0, 100}, std::pair<int, int>{70, 70},
-                                 std::pair<int, int>{100, 100}, std::pair<int, int>{100, 3}}) {
+    for (const auto& pp : {std::pair<int, int>{0, 100}, std::pair<int, int>{70, 70},
+                           std::pair<int, int>{100, 100}, std::pair<int, int>{100, 3}}) {
+      const int pt = pp.first, px = pp.second; // (a lambda captures these: not bindings)
       const Atoms a = makeAtoms(n, pt, px, static_cast<std::uint32_t>(n + pt));
       forEachAlg([&](const std::string& name, const auto alg) {
         SCOPED_TRACE(name + " n=" + std::to_string(n) + " pt=" + std::to_string(pt) +

@@ -44,9 +44,16 @@ inline std::uint32_t keepBits16(const std::uint8_t* p, std::uint32_t flip) {
   return nonzeroBits16(p) ^ flip;
 }
 
+/// Mask byte j of p, for groupKeepBits (a functor, not a lambda: a host
+/// lambda in that host-and-device template warns under nvcc).
+struct MaskBytes {
+  const std::uint8_t* p;
+  SIEVE_INLINE std::uint8_t operator()(std::int64_t j) const { return p[j]; }
+};
+
 /// Keep bits of `len < 32` samples (bits at and past len are 0).
 inline std::uint32_t keepBitsTail(const std::uint8_t* p, std::int64_t len, std::uint32_t flags) {
-  return groupKeepBits([p](std::int64_t j) { return p[j]; }, 0, len, flags);
+  return groupKeepBits(MaskBytes{p}, 0, len, flags);
 }
 
 /// Positions of the set bits of every byte value, and its population count.

@@ -116,8 +116,9 @@ template <class V>
 std::size_t coveredBytes(const V& v) {
   if (v.size() == 0) return 0;
   std::size_t last = 0;
-  for (unsigned d = 0; d < static_cast<unsigned>(V::rank); ++d)
-    last += (v.extent(d) - 1) * static_cast<std::size_t>(v.stride(d));
+  if constexpr (V::rank > 0) // (a rank-0 View: one element)
+    for (unsigned d = 0; d < static_cast<unsigned>(V::rank); ++d)
+      last += (v.extent(d) - 1) * static_cast<std::size_t>(v.stride(d));
   return last * sizeof(ValueOf<V>) + sizeof(ValueOf<V>);
 }
 
