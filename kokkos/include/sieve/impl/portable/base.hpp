@@ -53,6 +53,17 @@ void runOnce(const Exec& exec, const std::string& label, const Body& body) {
   Kokkos::parallel_for(label, Range<Exec>(exec, 0, 1), [=](const i64) { body(); });
 }
 
+/// Byte i of a mask View, for groupKeepBits (a functor: a plain lambda is
+/// host-only under nvcc, and that template is host and device). Refers to
+/// the View (no copy, no reference count), for use within the expression.
+template <class MaskView>
+struct MaskAt {
+  const MaskView& mask;
+  KOKKOS_INLINE_FUNCTION std::uint8_t operator()(const i64 i) const { return mask(i); }
+};
+template <class MaskView>
+MaskAt(const MaskView&) -> MaskAt<MaskView>;
+
 /// Keep bits of the samples [base, min(base + 32, end)) of a mask, host code:
 /// whole groups of a contiguous mask (`bytes` non-null) a word at a time,
 /// else byte by byte (groupKeepBits). Same bits either way.
@@ -68,7 +79,7 @@ inline std::uint32_t hostKeepBits(const MaskView& mask, const std::uint8_t* byte
 #else
   (void)bytes;
 #endif
-  return groupKeepBits([&](const i64 i) { return mask(i); }, base, end, flags);
+  return groupKeepBits(MaskAt{mask}, base, end, flags);
 }
 
 /// The bytes of a mask View when its samples are contiguous, else null.

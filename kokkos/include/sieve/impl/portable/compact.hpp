@@ -164,7 +164,7 @@ void compact(const Exec& exec, const std::string& label, const MaskView& mask, s
   tileCount<std::uint64_t>(
       exec, label + "::count", shape,
       KOKKOS_LAMBDA(const i64 g) {
-        const std::uint32_t bits = groupKeepBits([&](i64 i) { return mask(i); }, g * 32, n, flags);
+        const std::uint32_t bits = groupKeepBits(MaskAt{mask}, g * 32, n, flags);
         if (gbits != nullptr) gbits[g] = bits;
         return static_cast<std::uint64_t>(popcount32(bits)) +
                (static_cast<std::uint64_t>(bits != 0u) << 32);
@@ -197,8 +197,7 @@ void compact(const Exec& exec, const std::string& label, const MaskView& mask, s
       });
 
   const auto groupBits = KOKKOS_LAMBDA(const i64 g) {
-    return gbits != nullptr ? gbits[g]
-                            : groupKeepBits([&](i64 i) { return mask(i); }, g * 32, n, flags);
+    return gbits != nullptr ? gbits[g] : groupKeepBits(MaskAt{mask}, g * 32, n, flags);
   };
   tileWrite(
       exec, label + "::write", shape, KOKKOS_LAMBDA(const int k) { return tileOff[k]; },

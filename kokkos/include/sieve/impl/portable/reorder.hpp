@@ -237,8 +237,7 @@ void reorderPlanes(const Exec& exec, const std::string& label, const MaskView& m
       label + "::bits", Range<Exec>(exec, 0, nwords), KOKKOS_LAMBDA(const i64 w) {
         if (!s.active()) return;
         const i64 sp = s.sp();
-        bits[w] =
-            w * 32 < sp ? groupKeepBits([&](i64 i) { return mask(i); }, w * 32, sp, flags) : 0u;
+        bits[w] = w * 32 < sp ? groupKeepBits(MaskAt{mask}, w * 32, sp, flags) : 0u;
       });
   Kokkos::parallel_scan(
       label + "::offsets", Range<Exec>(exec, 0, nwords),

@@ -9,7 +9,7 @@
 // in 8-bit digits, least significant first, each a stable counting scatter
 // of the previous pass's output (reduce, scan, scatter):
 // 1. count: each block takes a tile of 2048 records, ranks every warp's 32
-//    digits with __match_any_sync and lets the lowest lane of each equal
+//    digits with ballots (matchDigit) and lets the lowest lane of each equal
 //    group add the group's size to the block's shared histogram
 //    (warp-aggregated increments); the histogram goes out as the (digit,
 //    tile) counts. In the first pass a bucket outside [0, buckets) is counted
@@ -85,20 +85,20 @@ __device__ __forceinline__ std::int64_t recordIndex(std::int64_t tile, unsigned 
   return tile * kTile + std::int64_t(warp) * (32 * kItems) + std::int64_t(j) * 32 + lane;
 }
 
-/// The lanes of the warp whose digit (< 2^9) equals this lane's: one
-/// __match_any_sync (sm_70 and later), nine ballots before. Every lane calls it.
+/// The lanes of the warp whose digit (< 2^9) equals this lane's, from nine
+/// ballots, one per bit (every lane calls it), as CUB ranks its radix
+/// digits, rather than __match_any_sync (this was one __match_any_sync on
+/// sm_70 and later when the first GPU run, on an H200, timed the scatter at
+/// 3.5-4.9x CUB's SortPairs; whether ballots pay there is for the next run).
 __device__ __forceinline__ unsigned matchDigit(unsigned d) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
   unsigned m = kFullWarp;
+#pragma unroll
   for (unsigned b = 0; b < 9u; ++b) {
     const bool bit = ((d >> b) & 1u) != 0u;
     const unsigned vote = __ballot_sync(kFullWarp, bit);
     m &= bit ? vote : ~vote;
   }
   return m;
-#else
-  return __match_any_sync(kFullWarp, d);
-#endif
 }
 
 /// (A template: defined in this header, once per program.)
