@@ -212,7 +212,7 @@ for tool in memcheck racecheck synccheck; do
     continue
   fi
   start=$SECONDS
-  timeout "${SIEVE_SANITIZER_TIMEOUT:-900}" "$sanitizer" --tool "$tool" --error-exitcode 3 \
+  timeout -k 30 "${SIEVE_SANITIZER_TIMEOUT:-900}" "$sanitizer" --tool "$tool" --error-exitcode 3 \
     "$build/tests/sieve_test_cuda_native" --gtest_filter="$small" \
     >"$out/sanitizer_$tool.log" 2>&1
   rc=$?
@@ -220,6 +220,9 @@ for tool in memcheck racecheck synccheck; do
   # (racecheck sums up as "RACECHECK SUMMARY: N hazards displayed (E errors,
   # W warnings)"; its warnings are intra-warp hazards, real since Volta.)
   errors="$(grep -E '(ERROR|RACECHECK) SUMMARY' "$out/sanitizer_$tool.log" | tail -n1 | sed 's/=* *//')"
+  # Warnings fail the check too, whatever the exit code says.
+  warned="$(printf '%s' "$errors" | sed -n 's/.* \([0-9][0-9]*\) warnings.*/\1/p')"
+  [ "${warned:-0}" = 0 ] || status=1
   [ "$rc" = 124 ] && errors="stopped at ${SIEVE_SANITIZER_TIMEOUT:-900} s; ${errors:-no summary}"
   row "compute-sanitizer $tool" "$(verdict "$out/sanitizer_$tool.log"); ${errors:-no summary} ($((SECONDS - start)) s)"
 done
