@@ -6,6 +6,8 @@
 
 #include <sieve/sieve.hpp>
 
+#include "host_copy.hpp"
+
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
 
@@ -57,12 +59,11 @@ DView<T> toDevice(const std::vector<T>& v, const std::string& label = "sieve_tes
   return d;
 }
 
-/// The values of any rank-1 View (strided ones included), fenced.
+/// The values of any rank-1 View (strided ones included, on any space), fenced.
 template <class V>
 std::vector<typename V::non_const_value_type> toHost(const V& d) {
-  Kokkos::fence();
-  auto h = Kokkos::create_mirror_view(d);
-  Kokkos::deep_copy(h, d);
+  static_assert(static_cast<int>(V::rank) == 1, "toHost: a rank-1 View");
+  const auto h = hostCopy(d);
   std::vector<typename V::non_const_value_type> out(d.extent(0));
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = h(i);
   return out;

@@ -14,36 +14,57 @@
 
 #include "../common/cases.hpp"
 #include "../common/reference.hpp"
+#include "host_copy.hpp"
 
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
 
 #include <cstring>
 #include <functional>
-#include <type_traits>
 #include <map>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace sieve_test;
 
 namespace {
 
-/// Everything a face writes, as bytes.
+/// Everything a face writes, as bytes, each run of bytes named by what
+/// wrote it (a View's label, or the name given to add).
 struct Outputs {
   Outputs() { bytes.reserve(1 << 26); }
   std::vector<unsigned char> bytes;
-  void add(const void* p, std::size_t n) {
+  std::vector<std::pair<std::size_t, std::string>> parts; ///< (first byte, name)
+  void add(const void* p, std::size_t n, const std::string& name) {
+    parts.emplace_back(bytes.size(), name + " #" + std::to_string(parts.size()));
     const auto* c = static_cast<const unsigned char*>(p);
     bytes.insert(bytes.end(), c, c + n);
   }
+  /// Every element of v (any rank, layout or space) in logical order, last
+  /// index fastest: the same bytes whatever layout the space defaults to.
   template <class V>
   void addView(const V& v) {
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-    add(h.data(), h.extent(0) * sizeof(typename V::value_type));
+    const auto h = hostCopy(v);
+    // size(): the elements (span() counts the scalars of Kokkos::Array elements on Kokkos 3.4).
+    add(h.data(), h.size() * sizeof(typename V::value_type), v.label());
+  }
+  /// The name of the part holding byte k.
+  std::string partOf(std::size_t k) const {
+    std::string name = "?";
+    for (const auto& [first, what] : parts)
+      if (first <= k) name = what;
+    return name;
   }
 };
+
+/// The first byte where a and b differ (a.size() if none), and what wrote it.
+std::string firstDifference(const Outputs& a, const Outputs& b) {
+  std::size_t k = 0;
+  while (k < a.bytes.size() && a.bytes[k] == b.bytes[k]) ++k;
+  return "output byte " + std::to_string(k) + " (" + a.partOf(k) + ")";
+}
 
 struct Input {
   std::vector<std::uint8_t> mask;
@@ -146,10 +167,10 @@ Outputs runHostTwins(const Input& in) {
   sieve::ReorderTrigger trig{&live, &span, &fire, 0.4f};
   sieve::compactHost(mask.data(), flags, map.data(), &count, cs.data(), n, &trig);
   Outputs out;
-  out.add(map.data(), map.size() * 4);
-  out.add(&count, 4);
-  out.add(&live, 4);
-  out.add(&fire, 4);
+  out.add(map.data(), map.size() * 4, "map");
+  out.add(&count, 4, "count");
+  out.add(&live, 4, "trig_live32");
+  out.add(&fire, 4, "trig_fire");
   std::vector<double> x(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.5 * static_cast<double>(i) - 3.0;
   std::vector<std::int32_t> v = in.values;
@@ -160,23 +181,23 @@ Outputs runHostTwins(const Input& in) {
       {x.data(), 8}, {mask.data(), 1}, {v.data(), 4}, {s16.data(), 2}, {f4.data(), 16}};
   sieve::reorderHost(planes, 5, mask.data(), flags, perm.data(), inv.data(), map.data(), &count,
                      &span, &fire, rs, n);
-  out.add(perm.data(), perm.size() * 4);
-  out.add(inv.data(), inv.size() * 4);
-  out.add(map.data(), map.size() * 4);
-  out.add(x.data(), x.size() * 8);
-  out.add(mask.data(), mask.size());
-  out.add(v.data(), v.size() * 4);
-  out.add(&count, 4);
-  out.add(&span, 4);
-  out.add(&fire, 4);
+  out.add(perm.data(), perm.size() * 4, "perm");
+  out.add(inv.data(), inv.size() * 4, "inv");
+  out.add(map.data(), map.size() * 4, "map");
+  out.add(x.data(), x.size() * 8, "x");
+  out.add(mask.data(), mask.size(), "mask");
+  out.add(v.data(), v.size() * 4, "v");
+  out.add(&count, 4, "count");
+  out.add(&span, 4, "trig_span");
+  out.add(&fire, 4, "trig_fire");
   std::vector<std::int32_t> scanned(v.size()), sums(v.size() + 1);
   sieve::cpu::Scan::exclusive<std::int32_t, sieve::Sum>(v.data(), scanned.data(), sums.data(), n,
                                                         3);
-  out.add(scanned.data(), scanned.size() * 4);
+  out.add(scanned.data(), scanned.size() * 4, "scanned");
   sieve::restoreHost(planes, 3, perm.data(), inv.data(), rs, n);
-  out.add(x.data(), x.size() * 8);
-  out.add(mask.data(), mask.size());
-  out.add(perm.data(), perm.size() * 4);
+  out.add(x.data(), x.size() * 8, "x");
+  out.add(mask.data(), mask.size(), "mask");
+  out.add(perm.data(), perm.size() * 4, "perm");
   return out;
 }
 
@@ -235,11 +256,8 @@ TEST_P(CrossBackend, EveryFaceWritesTheSameBytes) {
     const auto& ref = faces["host twins"];
     for (const auto& [face, out] : faces) {
       ASSERT_EQ(out.bytes.size(), ref.bytes.size()) << face;
-      if (compareBytes(out.bytes.data(), ref.bytes.data(), ref.bytes.size()) != 0) {
-        std::size_t k = 0;
-        while (out.bytes[k] == ref.bytes[k]) ++k;
-        FAIL() << face << " differs from the host twins at output byte " << k;
-      }
+      if (compareBytes(out.bytes.data(), ref.bytes.data(), ref.bytes.size()) != 0)
+        FAIL() << face << " differs from the host twins at " << firstDifference(out, ref);
     }
   }
 }
@@ -307,7 +325,8 @@ void expectEverySpaceWritesTheSameBytes(const Run& run) {
   for (const auto& [space, out] : spaces) {
     ASSERT_EQ(out.bytes.size(), ref.bytes.size()) << space;
     EXPECT_EQ(std::memcmp(out.bytes.data(), ref.bytes.data(), ref.bytes.size()), 0)
-        << space << " differs from " << spaces.begin()->first;
+        << space << " differs from " << spaces.begin()->first << " at "
+        << firstDifference(out, ref);
   }
 }
 
@@ -317,8 +336,8 @@ void expectEverySpaceWritesTheSameBytes(const Run& run) {
 /// (tests/CMakeLists.txt).
 template <class Check>
 void forCrossSizes(const std::size_t largest, const Check& check) {
-  for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(4097),
-                              largest}) {
+  for (const std::size_t n :
+       {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(4097), largest}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     check(n);
   }
@@ -355,12 +374,6 @@ struct RealKeyed {
   KOKKOS_INLINE_FUNCTION double key() const { return k; }
 };
 
-template <class V>
-void addAll(Outputs& out, const V& v) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-  out.add(h.data(), h.span() * sizeof(typename V::value_type));
-}
-
 /// The rest of the API on space E: findall (indices, values, predicate,
 /// linear indices of a rank-2 mask), sort_permutation, reduce_by_key on its
 /// keys, an int64 Max and an int64 Sum scan, permute / unpermute of a rank-1
@@ -372,14 +385,20 @@ Outputs runMoreOn(const std::vector<std::int32_t>& values) {
   const auto n = static_cast<std::int64_t>(values.size());
   Kokkos::View<std::int32_t*, M> v("v", n);
   Kokkos::View<std::uint8_t*, M> mask("mask", n);
-  Kokkos::View<bool**, M> mask2("mask2", n / 4, 4);
+  // Linear indices follow the mask's layout: both layouts, spelled out (a
+  // GPU space's default is LayoutLeft, a host space's LayoutRight).
+  Kokkos::View<bool**, Kokkos::LayoutRight, M> mask2("mask2", n / 4, 4);
+  Kokkos::View<bool**, Kokkos::LayoutLeft, M> mask2l("mask2l", n / 4, 4);
   Kokkos::View<std::int64_t*, M> w("w", n);
+  // The space's default layout (LayoutLeft on a GPU: strided rows), compared
+  // element by element.
   Kokkos::View<std::int16_t* [3], M> rows("rows", n);
   Kokkos::View<RealKeyed*, M> real("real", n), realOut("real_out", n);
   {
     auto hv = Kokkos::create_mirror_view(v);
     auto hm = Kokkos::create_mirror_view(mask);
     auto hm2 = Kokkos::create_mirror_view(mask2);
+    auto hm2l = Kokkos::create_mirror_view(mask2l);
     auto hw = Kokkos::create_mirror_view(w);
     auto hr = Kokkos::create_mirror_view(rows);
     auto hx = Kokkos::create_mirror_view(real);
@@ -387,7 +406,7 @@ Outputs runMoreOn(const std::vector<std::int32_t>& values) {
       const auto x = values[static_cast<std::size_t>(i)];
       hv(i) = x;
       hm(i) = static_cast<std::uint8_t>(x % 3 == 0);
-      if (i < n / 4 * 4) hm2(i / 4, i % 4) = x % 5 == 1;
+      if (i < n / 4 * 4) hm2(i / 4, i % 4) = hm2l(i / 4, i % 4) = x % 5 == 1;
       hw(i) = std::int64_t(x) * 1000003 - i;
       for (int c = 0; c < 3; ++c) hr(i, c) = static_cast<std::int16_t>(x * 3 + c);
       hx(i) = RealKeyed{static_cast<double>(x % 97) * 0.25 - 3.0, i};
@@ -395,6 +414,7 @@ Outputs runMoreOn(const std::vector<std::int32_t>& values) {
     Kokkos::deep_copy(v, hv);
     Kokkos::deep_copy(mask, hm);
     Kokkos::deep_copy(mask2, hm2);
+    Kokkos::deep_copy(mask2l, hm2l);
     Kokkos::deep_copy(w, hw);
     Kokkos::deep_copy(rows, hr);
     Kokkos::deep_copy(real, hx);
@@ -404,12 +424,14 @@ Outputs runMoreOn(const std::vector<std::int32_t>& values) {
   out.addView(sieve::findall(exec, mask, sieve::items(v)));
   out.addView(sieve::findall(exec, Positive32{}, v));
   out.addView(sieve::findall(exec, mask2, sieve::linear_indices));
+  out.addView(sieve::findall(exec, mask2l, sieve::linear_indices));
+  out.addView(sieve::findall(exec, mask2l)); // Kokkos::Array<int64, 2> indices
   Kokkos::View<std::int64_t*, M> perm("perm", n);
   const auto keys = sieve::keys::sort_permutation(exec, n, KeyAt<decltype(v)>{v}, perm);
   out.addView(perm);
   out.addView(keys.offsets());
   const auto minKey = keys.min_key();
-  out.add(&minKey, sizeof minKey);
+  out.add(&minKey, sizeof minKey, "min_key");
   Kokkos::View<std::int64_t*, M> sums("sums", keys.num_keys());
   sieve::keys::reduce_by_key(exec, keys, w, std::int64_t(0), sieve::Sum{}, sums);
   out.addView(sums);
@@ -423,10 +445,10 @@ Outputs runMoreOn(const std::vector<std::int32_t>& values) {
   Kokkos::View<unsigned char*, M> scratch("scratch", sieve::permute_scratch_bytes(v, rows));
   sieve::keys::permute(exec, perm, scratch, v, rows);
   out.addView(v);
-  addAll(out, rows);
+  out.addView(rows);
   sieve::keys::unpermute(exec, perm, scratch, v, rows);
   out.addView(v);
-  addAll(out, rows);
+  out.addView(rows);
   const auto sparse = sieve::keys::scatter_sparse(exec, real, realOut);
   out.addView(realOut);
   out.addView(sparse.offsets());

@@ -245,10 +245,8 @@ void shapeCase(const M& m, const V& v, bool left, const Alg& alg) {
   constexpr int R = M::rank;
   std::vector<i64> ext;
   for (int d = 0; d < R; ++d) ext.push_back(static_cast<i64>(m.extent(d)));
-  auto mh = Kokkos::create_mirror_view(m);
-  auto vh = Kokkos::create_mirror_view(v);
-  Kokkos::deep_copy(mh, m);
-  Kokkos::deep_copy(vh, v);
+  const auto mh = hostCopy(m); // strided device Views have no host mirror to copy to
+  const auto vh = hostCopy(v);
   const auto order = ordinalIndices(ext, left);
   std::vector<i64> refIdx, refLin, refPredIdx;
   std::vector<int> refVal, refPredVal;

@@ -206,7 +206,7 @@ TEST(KokkosPermute, Rank2WideAndStrided) {
 
 /// Fills x(i, c) = 10 i + c, v(i, c) = -i - c / 4, type(i) = 7 i (a free
 /// function: nvcc rejects an extended lambda in a gtest TEST body).
-void fillManagedPlanes(const Kokkos::View<double* [3], TestDevice>& x,
+void fillManagedPlanes(const Kokkos::View<double* [3], Kokkos::LayoutRight, TestDevice>& x,
                        const Kokkos::View<double* [3], Kokkos::LayoutLeft, TestDevice>& v,
                        const Kokkos::View<std::int32_t*, TestDevice>& type, const std::int64_t n) {
   Kokkos::parallel_for(
@@ -220,11 +220,13 @@ void fillManagedPlanes(const Kokkos::View<double* [3], TestDevice>& x,
 }
 
 TEST(KokkosPermute, ManagedPlanesTogetherThenUnpermute) {
-  // The everyday call: managed Views (positions, velocities as LayoutLeft,
-  // a type id), one permute of all of them, checked value by value; then
-  // unpermute by the same perm gives every plane back.
+  // The everyday call: managed Views (positions as LayoutRight rows,
+  // velocities as LayoutLeft columns, a type id), one permute of all of them,
+  // checked value by value; then unpermute by the same perm gives every plane
+  // back. (The layouts are spelled out: a View's default layout is
+  // LayoutLeft on GPU spaces, whose rows are strided, one element wide.)
   const std::int64_t n = 40000;
-  Kokkos::View<double* [3], TestDevice> x("x", n);
+  Kokkos::View<double* [3], Kokkos::LayoutRight, TestDevice> x("x", n);
   Kokkos::View<double* [3], Kokkos::LayoutLeft, TestDevice> v("v", n);
   Kokkos::View<std::int32_t*, TestDevice> type("type", n);
   fillManagedPlanes(x, v, type, n);

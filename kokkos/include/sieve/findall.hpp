@@ -144,7 +144,9 @@ struct OptionOf<FindallWorkspace<E>> : OptionIs<Opt::Workspace> {
 /// for Partitioned, its concurrency), element count and algorithm: the
 /// predicate's mask (n bytes) and the tile counts with their scan; one
 /// workspace serves the mask, predicate and index forms of its shape. With
-/// sieve::into a call given it allocates nothing.
+/// sieve::into a call given it allocates nothing (on a GPU space, once this
+/// workspace's allocating constructor or sieve::reserve ran on the instance:
+/// Kokkos sizes its team scratch lazily).
 ///
 /// It also keeps a result buffer for the calls that return a View: such a
 /// call returns a View into it (the usual type, Kokkos::View<Item*,
@@ -174,7 +176,9 @@ class FindallWorkspace {
 
   /// Allocate the workspace of findall calls over `n` elements with algorithm
   /// `alg` (sieve::Auto, ScanScatter or Partitioned) on `exec`. Allocates
-  /// bytes_for(exec, n, alg) bytes ("sieve::findall::workspace"), O(1) work.
+  /// bytes_for(exec, n, alg) bytes ("sieve::findall::workspace"), O(1) work
+  /// (on a GPU space also Kokkos' team scratch of the instance, once: see
+  /// sieve::reserve).
   /// Throws std::invalid_argument for n < 0 or an invalid algorithm.
   template <class Alg = Auto>
   FindallWorkspace(const ExecSpace& exec, std::int64_t n, const Alg& alg = Alg{})
@@ -188,10 +192,12 @@ class FindallWorkspace {
     const Impl::Names names(label, "sieve::findall");
     bytes_ = bytes_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("workspace")),
                         plan_.bytes());
+    Impl::keepTeamScratch(exec, names); // GPU spaces: the portable kernels allocate nothing
   }
 
   /// The workspace in the caller's bytes (at least bytes_for(exec, n, alg),
-  /// 8-byte aligned): allocates nothing. Throws std::invalid_argument for a
+  /// 8-byte aligned): allocates nothing (call sieve::reserve(exec) once for
+  /// the calls given it to allocate nothing either). Throws std::invalid_argument for a
   /// short or misaligned View, n < 0 or an invalid algorithm.
   template <class Alg>
   FindallWorkspace(const ExecSpace& exec, std::int64_t n, const Alg& alg, const bytes_view& bytes)

@@ -27,14 +27,13 @@ void reserveScans(const Names& names, const Exec& exec, const In& in, const Out&
 /// Runs every kernel shape of Sieve's portable face once, on a small problem
 /// of its own, so that Kokkos allocates now the buffers it keeps per execution
 /// space and otherwise allocates lazily in the first kernel that needs them
-/// (team scratch, reduction buffers: "Kokkos::Serial::scratch_mem" and the
-/// like). After it, the calls given their scratch allocate nothing from the
-/// first one on, on every space whose buffers do not grow with the problem
-/// size (Serial, OpenMP, Threads; on GPU spaces Kokkos' reduction buffers may
-/// still grow for a larger n on the portable face, i.e. strided Views). Call it
-/// once per process and space at setup, before capturing or timing. O(1)
-/// work (about 4 000 samples); allocates and frees its own Views; fences
-/// `exec`. Throws what Kokkos' allocations throw.
+/// (team scratch, reduction buffers: "Kokkos::Serial::scratch_mem",
+/// "Kokkos::CudaSpace::TeamScratchMemory" and the like). After it, the calls given their scratch
+/// allocate nothing from the first one on, on every space whose buffers do not grow with the
+/// problem size (Serial, OpenMP, Threads; on GPU spaces Kokkos' reduction buffers may still grow
+/// for a larger n on the portable face, i.e. strided Views). Call it once per process and space at
+/// setup, before capturing or timing. O(1) work (about 4 000 samples); allocates and frees its own
+/// Views; fences `exec`. Throws what Kokkos' allocations throw.
 template <class ExecSpace>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> reserve(const ExecSpace& exec) {
   using Dev = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
@@ -66,6 +65,7 @@ std::enable_if_t<Impl::kIsExec<ExecSpace>> reserve(const ExecSpace& exec) {
       });
   Kokkos::deep_copy(exec, trig.span, static_cast<std::uint32_t>(n));
   Kokkos::deep_copy(exec, span, static_cast<std::uint32_t>(n));
+  Impl::keepTeamScratch(exec, names); // GPU spaces: else an (empty) allocation per team kernel
   for (int strided = 0; strided < 2; ++strided) {
     if (strided) {
       compact(names.prefix, exec, smask, smap, count, scratch, trig);

@@ -92,6 +92,26 @@ void fence(const Exec& exec, const std::string& what) {
 #endif
 }
 
+/// Size, once, the team scratch a device instance keeps. Kokkos' GPU
+/// backends keep a level-1 team-scratch buffer per instance and call its
+/// allocator in every team launch while that buffer's size is 0 (an empty
+/// allocation, which Kokkos Tools see, per launch of a portable team kernel).
+/// One team launch asking for a few bytes of it sizes it: later launches
+/// that ask for none allocate nothing. Asynchronous, on `exec`; nothing on
+/// spaces that run on the host (they keep no such buffer per launch).
+template <class Exec>
+void keepTeamScratch(const Exec& exec, const Names& names) {
+  if constexpr (!Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+    using Team = Kokkos::TeamPolicy<Exec>;
+    Kokkos::parallel_for(names("team_scratch"),
+                         Team(exec, 1, 1).set_scratch_size(1, Kokkos::PerTeam(64)),
+                         KOKKOS_LAMBDA(const typename Team::member_type&){});
+  } else {
+    (void)exec;
+    (void)names;
+  }
+}
+
 /// Whether a rank-1 View's elements are contiguous (stride 1).
 template <class V>
 bool contiguous(const V& v) {
