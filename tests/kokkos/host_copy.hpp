@@ -17,6 +17,10 @@
 namespace sieve_test {
 
 namespace detail {
+template <class T>
+struct IsKokkosArray : std::false_type {};
+template <class T, std::size_t N> // (Array's third parameter, gone in newer Kokkos, defaults)
+struct IsKokkosArray<Kokkos::Array<T, N>> : std::true_type {};
 /// T with R levels of pointer: the data type of a rank-R View of T.
 template <class T, std::size_t R>
 struct Stars {
@@ -46,9 +50,12 @@ auto hostCopy(const V& d) {
   constexpr auto R = static_cast<std::size_t>(V::rank);
   using L = typename V::array_layout;
   // Already in logical order (and copyable as it is: Kokkos::Array elements
-  // included, which Kokkos 3.4 copies only between Views of one layout).
-  constexpr bool inOrder =
-      std::is_same_v<L, Kokkos::LayoutRight> || (R <= 1 && std::is_same_v<L, Kokkos::LayoutLeft>);
+  // included, which Kokkos 3.4 copies only between Views of one layout; but
+  // a LayoutLeft View of Kokkos::Array there lays out one component after
+  // another, so only LayoutRight counts for those).
+  constexpr bool inOrder = std::is_same_v<L, Kokkos::LayoutRight> ||
+                           (R <= 1 && std::is_same_v<L, Kokkos::LayoutLeft> &&
+                            !detail::IsKokkosArray<typename V::non_const_value_type>::value);
   Kokkos::fence();
   if constexpr (inOrder) {
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);

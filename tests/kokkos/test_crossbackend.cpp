@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -61,8 +62,9 @@ struct Outputs {
 
 /// The first byte where a and b differ (a.size() if none), and what wrote it.
 std::string firstDifference(const Outputs& a, const Outputs& b) {
+  const std::size_t size = std::min(a.bytes.size(), b.bytes.size());
   std::size_t k = 0;
-  while (k < a.bytes.size() && a.bytes[k] == b.bytes[k]) ++k;
+  while (k < size && a.bytes[k] == b.bytes[k]) ++k;
   return "output byte " + std::to_string(k) + " (" + a.partOf(k) + ")";
 }
 

@@ -488,7 +488,7 @@ TEST(KeysDense, ViewKeyChangesNeverLosesSilently) {
   }
 }
 
-// Past 32 MiB of output with more than 2^11 keys the native faces run the
+// Past 32 MiB of output with more than 2^12 keys the native faces run the
 // scatter (OpenMP: denseScatterHost's two passes); every face must give the
 // reference's bytes: blocking, range computed, and on a workspace, into an
 // output 3 elements past a line boundary; a key outside the range throws

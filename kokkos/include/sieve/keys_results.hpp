@@ -193,12 +193,12 @@ class DenseWorkspace {
       scan_ = words_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("scan")),
                          sieve::scan_scratch_size<std::int64_t>(keys_ + 1));
       status_ = status_view(Kokkos::view_alloc(exec, names("rejected")));
-      sieve::Impl::keepTeamScratch(exec, names);
     } catch (const std::bad_alloc& e) {
       tooLarge(fn, e.what());
     } catch (const std::runtime_error& e) {
       tooLarge(fn, e.what());
     }
+    sieve::Impl::keepTeamScratch(exec, names); // GPU spaces: the calls given it allocate nothing
     sieve::Impl::fence(exec, "keys::DenseWorkspace: zeroed");
   }
 

@@ -32,8 +32,10 @@ void reserveScans(const Names& names, const Exec& exec, const In& in, const Out&
 /// allocate nothing from the first one on, on every space whose buffers do not grow with the
 /// problem size (Serial, OpenMP, Threads; on GPU spaces Kokkos' reduction buffers may still grow
 /// for a larger n on the portable face, i.e. strided Views). Call it once per process and space at
-/// setup, before capturing or timing. O(1) work (about 4 000 samples); allocates and frees its own
-/// Views; fences `exec`. Throws what Kokkos' allocations throw.
+/// setup, before capturing or timing; on a GPU space once per instance (each Kokkos::Cuda(stream)
+/// keeps its own team scratch), and the promise holds for calls from one host thread at a time.
+/// O(1) work (about 4 000 samples); allocates and frees its own Views; fences `exec`. Throws what
+/// Kokkos' allocations throw.
 template <class ExecSpace>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> reserve(const ExecSpace& exec) {
   using Dev = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;

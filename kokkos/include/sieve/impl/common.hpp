@@ -92,13 +92,15 @@ void fence(const Exec& exec, const std::string& what) {
 #endif
 }
 
-/// Size, once, the team scratch a device instance keeps. Kokkos' GPU
-/// backends keep a level-1 team-scratch buffer per instance and call its
-/// allocator in every team launch while that buffer's size is 0 (an empty
-/// allocation, which Kokkos Tools see, per launch of a portable team kernel).
-/// One team launch asking for a few bytes of it sizes it: later launches
-/// that ask for none allocate nothing. Asynchronous, on `exec`; nothing on
-/// spaces that run on the host (they keep no such buffer per launch).
+/// Size, once, the team scratch a device instance keeps. Kokkos' CUDA and
+/// HIP backends keep level-1 team-scratch buffers per instance (a small pool:
+/// a launch takes the first free one) and call the allocator in every team
+/// launch while the buffer it took has size 0 (an empty allocation, which
+/// Kokkos Tools see, per launch of a portable team kernel). One team launch
+/// asking for a few bytes sizes the first buffer, the one that launches from
+/// one host thread at a time always take: later launches that ask for none
+/// allocate nothing. Asynchronous, on `exec`; nothing on spaces that run on
+/// the host (they keep no such buffer per launch).
 template <class Exec>
 void keepTeamScratch(const Exec& exec, const Names& names) {
   if constexpr (!Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
