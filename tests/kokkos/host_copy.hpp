@@ -7,6 +7,8 @@
 // a contiguous LayoutRight copy in the View's own space first.
 #pragma once
 
+#include <sieve/impl/args.hpp> // Impl::IsKokkosArray
+
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
@@ -17,10 +19,6 @@
 namespace sieve_test {
 
 namespace detail {
-template <class T>
-struct IsKokkosArray : std::false_type {};
-template <class T, std::size_t N> // (Array's third parameter, gone in newer Kokkos, defaults)
-struct IsKokkosArray<Kokkos::Array<T, N>> : std::true_type {};
 /// T with R levels of pointer: the data type of a rank-R View of T.
 template <class T, std::size_t R>
 struct Stars {
@@ -55,7 +53,7 @@ auto hostCopy(const V& d) {
   // another, so only LayoutRight counts for those).
   constexpr bool inOrder = std::is_same_v<L, Kokkos::LayoutRight> ||
                            (R <= 1 && std::is_same_v<L, Kokkos::LayoutLeft> &&
-                            !detail::IsKokkosArray<typename V::non_const_value_type>::value);
+                            !sieve::Impl::IsKokkosArray<typename V::non_const_value_type>::value);
   Kokkos::fence();
   if constexpr (inOrder) {
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <sieve/core/bits.hpp>
+#include <sieve/impl/args.hpp>
 #include <sieve/impl/common.hpp>
 
 #include <cstdint>
@@ -23,11 +24,6 @@ namespace Impl {
 namespace Findall {
 
 using i64 = std::int64_t;
-
-template <class T>
-struct IsArray : std::false_type {};
-template <class T, std::size_t N>
-struct IsArray<Kokkos::Array<T, N>> : std::true_type {};
 
 /// Whether V's ordinal order walks the first index fastest.
 template <class V>
@@ -79,7 +75,7 @@ template <class V>
 bool flat(const V& v) {
   constexpr int R = static_cast<int>(V::rank);
 #if KOKKOS_VERSION < 40400
-  if constexpr (IsArray<typename V::non_const_value_type>::value) return false;
+  if constexpr (IsKokkosArray<typename V::non_const_value_type>::value) return false;
 #endif
   if constexpr (R == 0) {
     return true;
