@@ -7,6 +7,7 @@
 #include "tools_log.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,32 @@ TEST(Tools, ReorderAndRestoreRegionsCarryTheLabel) {
 // native face) and strided ones (the portable face on every space), compact
 // with the trigger, reorder, restore, and both scans with scratch. Without
 // sieve::reserve, Kokkos::Serial allocates its scratch_mem in the first call.
+// sieve::reserve launches Kokkos kernels, which Kokkos::OpenMP cannot do inside
+// a parallel region: it throws Sieve's error naming the rule, not Kokkos'.
+TEST(Reserve, InsideAParallelRegionThrows) {
+#if defined(SIEVE_TEST_OPENMP) && defined(_OPENMP)
+  int caught = 0, calls = 0;
+#pragma omp parallel num_threads(2) reduction(+ : caught, calls)
+  {
+#pragma omp single
+    {
+      ++calls;
+      try {
+        sieve::reserve(TestExec());
+      } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        caught +=
+            what.find("sieve::reserve") == 0 && what.find("parallel region") != std::string::npos;
+      }
+    }
+  }
+  EXPECT_EQ(caught, calls);
+  EXPECT_EQ(calls, 1);
+#else
+  GTEST_SKIP() << "OpenMP only";
+#endif
+}
+
 TEST(FirstCall, AllocatesNothingGivenScratch) {
   const std::int64_t n = 70000;
   std::vector<std::uint8_t> host(n);

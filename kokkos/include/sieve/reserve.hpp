@@ -34,12 +34,14 @@ void reserveScans(const Names& names, const Exec& exec, const In& in, const Out&
 /// for a larger n on the portable face, i.e. strided Views). Call it once per process and space at
 /// setup, before capturing or timing; on a GPU space once per instance (each Kokkos::Cuda(stream)
 /// keeps its own team scratch), and the promise holds for calls from one host thread at a time.
-/// O(1) work (about 4 000 samples); allocates and frees its own Views; fences `exec`. Throws what
-/// Kokkos' allocations throw.
+/// O(1) work (about 4 000 samples); allocates and frees its own Views; fences `exec`. Throws
+/// std::invalid_argument, with nothing run, when called inside an OpenMP parallel region on
+/// Kokkos::OpenMP (which cannot launch kernels there); otherwise what Kokkos' allocations throw.
 template <class ExecSpace>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> reserve(const ExecSpace& exec) {
   using Dev = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
   const Impl::Names names("", "sieve::reserve");
+  Impl::checkKernelsAllowed<ExecSpace>("sieve::reserve");
   const std::int64_t n = 2 * Tuning::Portable::kScanBlock + 33; // two full blocks and a tail
   // Every array twice: contiguous (the native face where there is one) and
   // strided (the portable face on every space).
