@@ -202,7 +202,7 @@ log "native CUDA tests: $((SECONDS - start)) s"
 # compute-sanitizer over small cases (the tools slow kernels 10-100x):
 # out-of-bounds / misaligned accesses, shared-memory races, barriers not
 # reached by every thread.
-small="${SIEVE_SANITIZER_FILTER:-*/n1_*:*/n33_*:*/n4097_*:*_n1_*:*_n33_*:*_n4097_*:*/elem1:*/elem16:CudaCompactTrigger.*:CudaReorderFire.*:CudaReorderRestore.*:CudaReorderNative.*:CudaScanMisc.*:CudaScanNative.*:CudaCompactNative.GraphCapture*:*CudaSelect.*/n8193_p50:*CudaSelectCap.*/n100_p50:*CudaSelectAlign.*/mask5_values3_out1:CudaSelectNative.GraphCapture*:-*Largest*}"
+small="${SIEVE_SANITIZER_FILTER:-*/n1_*:*/n33_*:*/n4097_*:*_n1_*:*_n33_*:*_n4097_*:*/elem1:*/elem16:CudaCompactTrigger.*:CudaReorderFire.*:CudaReorderRestore.*:CudaReorderNative.*:CudaScanMisc.*:CudaScanNative.*:CudaCompactNative.GraphCapture*:*CudaSelect.*/n8193_p50:*CudaSelectCap.*/n100_p50:*CudaSelectAlign.*/mask5_values3_out1:CudaSelectNative.GraphCapture*:CudaDenseScatter.*:CudaRadixOrder.*:-*Largest*}"
 for tool in memcheck racecheck synccheck; do
   if [ -z "$sanitizer" ]; then
     row "compute-sanitizer $tool" "not run (no compute-sanitizer)"

@@ -11,6 +11,7 @@
 
 #include <sieve/core/rules.hpp>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace sieve {
@@ -72,6 +73,12 @@ inline constexpr std::int64_t kScanSinglePassTile = std::int64_t(kBlock) * kScan
 /// writes), and so records per tile.
 inline constexpr unsigned kDenseScatterItems = 8;
 inline constexpr std::int64_t kDenseScatterTile = std::int64_t(kBlock) * kDenseScatterItems;
+/// The dense counting scatter: records of at most this many bytes are staged
+/// in shared memory in digit order before they are written, so that a warp
+/// writes runs of consecutive slots instead of 32 scattered ones (a tile of
+/// 16-byte records is 32 KiB; larger records are written straight from
+/// registers).
+inline constexpr std::size_t kDenseScatterStageBytes = 16;
 } // namespace Cuda
 
 /// The portable Kokkos implementation (kokkos/include/sieve/impl/portable).

@@ -20,7 +20,10 @@
 // 3. scatter: each warp ranks its 8 x 32 records (a warp match, then the
 //    warp's running count of that digit, in shared memory), the block turns
 //    the warps' counts into per-warp bases (one thread per digit), and every
-//    record goes to start(d, t) + base(warp, d) + rank. Stable: equal digits
+//    record goes to start(d, t) + base(warp, d) + rank: records of up to 16
+//    bytes through shared memory, where the tile is laid out in digit order
+//    first (so that a warp's stores fill runs of slots, not 32 scattered
+//    ones), larger ones straight from registers. Stable: equal digits
 //    keep record order, so after the last pass the records are ordered by
 //    bucket and, within a bucket, by record.
 // After the last pass, offsets: offsets[b] = the first slot of bucket b,
@@ -64,6 +67,21 @@ inline constexpr unsigned kNoDigit = kBins;
 static_assert(Tuning::Cuda::kBlock == kBins, "sieve: the dense scatter runs one thread per digit");
 static_assert(kTile == std::int64_t(Tuning::Cuda::kWarps) * 32 * kItems,
               "sieve: a dense scatter tile is kItems records for each thread");
+
+/// Whether a pass stages its records in shared memory before writing them
+/// (Tuning::Cuda::kDenseScatterStageBytes).
+template <class Rec>
+inline constexpr bool kStaged = sizeof(Rec) <= Tuning::Cuda::kDenseScatterStageBytes;
+/// The staging area of a tile, in 16-byte chunks (a trivial type: __shared__
+/// takes no constructor).
+struct alignas(16) StageChunk {
+  unsigned char bytes[16];
+};
+template <class Rec>
+inline constexpr std::size_t kStageChunks =
+    kStaged<Rec> ? (static_cast<std::size_t>(kTile) * sizeof(Rec) + 15u) / 16u : 1u;
+static_assert(Tuning::Cuda::kDenseScatterStageBytes <= 16,
+              "sieve: a staged dense scatter tile must fit 48 KiB of static shared memory");
 
 /// Reads record i of a plane (the passes after the first).
 template <class Rec>
@@ -208,14 +226,46 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     run += c;
   }
   if (run < allowed[t]) changed += allowed[t] - run; // slots no record fills
-  __syncthreads();
+  if constexpr (kStaged<Rec>) {
+    // The tile's records in digit order (stable) in shared memory, then
+    // written slot by slot: neighbouring threads write neighbouring slots of
+    // a digit's range, so a warp's stores coalesce into runs.
+    __shared__ StageChunk stageMem[kStageChunks<Rec>];
+    __shared__ std::uint8_t stageDigit[kTile];
+    __shared__ std::uint32_t firstOf[kBins];
+    __shared__ std::uint32_t totals[Tuning::Cuda::kWarps];
+    static_assert(kBins <= 256u, "sieve: a staged digit is one byte");
+    Rec* stage = reinterpret_cast<Rec*>(stageMem);
+    const std::uint32_t incl = blockInclusive(run, Sum{}, totals);
+    firstOf[t] = incl - run; // where digit t starts among the tile's records
+    const std::uint32_t found = totals[Tuning::Cuda::kWarps - 1u];
+    __syncthreads();
 #pragma unroll
-  for (unsigned j = 0; j < kItems; ++j) {
-    const unsigned d = digit[j];
-    if (d == kNoDigit) continue;
-    const std::uint32_t local = warpCount[warp][d] + rank[j];
-    if (local < allowed[d]) write(start[d] + local, rec[j]);
-    else ++changed; // more records of this digit than counted: never past its range
+    for (unsigned j = 0; j < kItems; ++j) {
+      const unsigned d = digit[j];
+      if (d == kNoDigit) continue;
+      const std::uint32_t local = warpCount[warp][d] + rank[j];
+      if (local >= allowed[d]) ++changed;          // more of this digit than counted: not written
+      const std::uint32_t at = firstOf[d] + local; // < found <= kTile
+      stage[at] = rec[j];
+      stageDigit[at] = static_cast<std::uint8_t>(d);
+    }
+    __syncthreads();
+    for (std::uint32_t k = t; k < found; k += Tuning::Cuda::kBlock) {
+      const unsigned d = stageDigit[k];
+      const std::uint32_t local = k - firstOf[d];
+      if (local < allowed[d]) write(start[d] + local, stage[k]); // never past its range
+    }
+  } else {
+    __syncthreads();
+#pragma unroll
+    for (unsigned j = 0; j < kItems; ++j) {
+      const unsigned d = digit[j];
+      if (d == kNoDigit) continue;
+      const std::uint32_t local = warpCount[warp][d] + rank[j];
+      if (local < allowed[d]) write(start[d] + local, rec[j]);
+      else ++changed; // more records of this digit than counted: never past its range
+    }
   }
   if (changed > 0) {
     // The output is incomplete: the passes after this one and the offsets
