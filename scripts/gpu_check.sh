@@ -238,13 +238,21 @@ if [ -n "${SIEVE_KOKKOS_CUDA_ROOT:-}" ]; then
     -DCMAKE_CUDA_COMPILER="$nvcc" -DSIEVE_ENABLE_MPI=OFF ${gtest_args[@]+"${gtest_args[@]}"} \
     >"$out/kokkos_configure.log" 2>&1 &&
     "$cmake_bin" --build "$kbuild" -j "$jobs" --target sieve_test_cuda sieve_test_crossbackend \
-      >"$out/kokkos_build.log" 2>&1; then
+      sieve_demo >"$out/kokkos_build.log" 2>&1; then
     "$kbuild/tests/sieve_test_cuda" --gtest_output="xml:$out/kokkos_cuda.xml" \
       >"$out/kokkos_cuda.log" 2>&1 || status=1
     row "Kokkos::Cuda API tests" "$(verdict "$out/kokkos_cuda.log")"
     OMP_PROC_BIND=false "$kbuild/tests/sieve_test_crossbackend" >"$out/crossbackend.log" 2>&1 ||
       status=1
     row "cross-backend (with Cuda)" "$(verdict "$out/crossbackend.log")"
+    # The demo on Kokkos::Cuda, step by step and as one sieve::Graph a step:
+    # it checks its own restore against the particles' history (exit 1 if not).
+    for mode in "" --graph; do
+      timeout 120 "$kbuild/perf/sieve_demo" $mode >"$out/demo_cuda${mode:+_graph}.log" 2>&1
+      rc=$?
+      [ "$rc" = 0 ] || status=1
+      row "demo on Kokkos::Cuda${mode:+ $mode}" "$([ "$rc" = 0 ] && echo passed || echo "FAILED (exit $rc)")"
+    done
   else
     row "Kokkos::Cuda API tests" "build FAILED (kokkos_build.log)"
     status=1

@@ -80,8 +80,16 @@ struct alignas(16) StageChunk {
 template <class Rec>
 inline constexpr std::size_t kStageChunks =
     kStaged<Rec> ? (static_cast<std::size_t>(kTile) * sizeof(Rec) + 15u) / 16u : 1u;
-static_assert(Tuning::Cuda::kDenseScatterStageBytes <= 16,
-              "sieve: a staged dense scatter tile must fit 48 KiB of static shared memory");
+/// A staged scatter block's static shared memory: the staged records and
+/// their digits, the warps' digit counts, the starts, allowed counts and
+/// first slots of the digits, the warp totals and the gate word.
+inline constexpr std::size_t kStagedSharedBytes =
+    static_cast<std::size_t>(kTile) * (Tuning::Cuda::kDenseScatterStageBytes + 1u) +
+    std::size_t(Tuning::Cuda::kWarps) * kBins * 4u + kBins * (8u + 4u + 4u) +
+    Tuning::Cuda::kWarps * 4u + 4u;
+static_assert(kStagedSharedBytes + 64u <= 48u * 1024u,
+              "sieve: a staged dense scatter block must fit 48 KiB of static shared memory "
+              "(Tuning::Cuda::kDenseScatterItems x kDenseScatterStageBytes)");
 
 /// Reads record i of a plane (the passes after the first).
 template <class Rec>
