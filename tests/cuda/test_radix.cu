@@ -2,8 +2,9 @@
 // Sieve CUDA tests — radixOrderDevice, the stable radix order of 64-bit keys:
 // against std::stable_sort of the indices (1 to 8 passes, tiles cut
 // anywhere, many equal keys, bits = 0 and 64), keys >= 2^bits (nothing
-// written), graph capture and replay, the scratch rule and the argument
-// checks (run everywhere).
+// written), graph capture and replay, the 8-byte index planes of 2^32 keys
+// and more run at small n, the scratch rule and the argument checks (run
+// everywhere).
 #include "device.hpp"
 
 #include <sieve/native/cuda/radix.hpp>
@@ -43,25 +44,35 @@ std::vector<std::uint64_t> randomKeys(std::int64_t n, int bits, std::uint32_t se
   return k;
 }
 
+/// indexBytes 4 or 8: the internal entry with index planes of that width
+/// (8: the planes of 2^32 keys and more) and its scratch rule; 0: the public
+/// call.
 struct RadixBuffers {
   std::int64_t n;
-  std::size_t scratchBytes;
+  std::size_t indexBytes, scratchBytes;
   DeviceBytes keys, order, status, scratch;
-  RadixBuffers(std::int64_t n_, std::size_t offset = 0)
-      : n(n_), scratchBytes(sieve::radix_order_device_scratch_bytes(n_)),
+  RadixBuffers(std::int64_t n_, std::size_t offset = 0, std::size_t indexBytes_ = 0)
+      : n(n_), indexBytes(indexBytes_),
+        scratchBytes(indexBytes_ == 0 ? sieve::radix_order_device_scratch_bytes(n_)
+                                      : sieve::Impl::radixOrderDeviceScratchBytes(n_, indexBytes_)),
         keys(static_cast<std::size_t>(n_ > 0 ? n_ : 1) * 8),
         order(static_cast<std::size_t>(n_) * 8), status(16), scratch(scratchBytes + offset) {}
   void run(int bits, std::size_t offset = 0, cudaStream_t s = nullptr) {
-    sieve::radixOrderDevice(keys.get<std::uint64_t>(), n, bits, order.get<std::int64_t>(),
-                            status.get<std::int64_t>(),
-                            static_cast<unsigned char*>(scratch.get()) + offset, scratchBytes, s);
+    auto* sc = static_cast<unsigned char*>(scratch.get()) + offset;
+    if (indexBytes == 0)
+      sieve::radixOrderDevice(keys.get<std::uint64_t>(), n, bits, order.get<std::int64_t>(),
+                              status.get<std::int64_t>(), sc, scratchBytes, s);
+    else
+      sieve::Impl::radixOrderDeviceIndexBytes(
+          keys.get<std::uint64_t>(), n, bits, order.get<std::int64_t>(), status.get<std::int64_t>(),
+          sc, scratchBytes, s, indexBytes, "sieve::radixOrderDevice");
   }
 };
 
 void checkOrder(const std::vector<std::uint64_t>& keys, int bits, std::size_t offset,
-                const std::string& what) {
+                const std::string& what, std::size_t indexBytes = 0) {
   const auto n = static_cast<std::int64_t>(keys.size());
-  RadixBuffers d(n, offset);
+  RadixBuffers d(n, offset, indexBytes);
   if (n > 0) d.keys.upload(keys);
   d.run(bits, offset);
   const auto status = d.status.download<std::int64_t>(2);
@@ -91,6 +102,65 @@ TEST(CudaRadixOrder, MatchesAStableSort) {
     const auto keys = randomKeys(c.n, c.bits, seed++, c.distinct);
     checkOrder(keys, c.bits, (seed % 3) * 8,
                "n " + std::to_string(c.n) + ", bits " + std::to_string(c.bits));
+  }
+}
+
+TEST(CudaRadixOrder, EightByteIndicesAtAnySize) {
+  // The index planes 2^32 keys and more take (uint64), run below 2^32 keys:
+  // 1 to 8 passes, both plane parities, equal keys, a shifted scratch.
+  SIEVE_REQUIRE_DEVICE();
+  struct Case {
+    std::int64_t n;
+    int bits;
+    std::uint64_t distinct;
+  };
+  const Case cases[] = {{0, 20, 0},     {1, 20, 0},     {2049, 9, 0},
+                        {10000, 1, 0},  {30011, 16, 0}, {30011, 20, 50},
+                        {20000, 64, 0}, {5000, 57, 0},  {4097, 0, 0}};
+  std::uint32_t seed = 11;
+  for (const Case& c : cases) {
+    const auto keys = randomKeys(c.n, c.bits, seed++, c.distinct);
+    checkOrder(keys, c.bits, (seed % 3) * 8,
+               "8-byte indices, n " + std::to_string(c.n) + ", bits " + std::to_string(c.bits), 8);
+  }
+}
+
+TEST(CudaRejects, RadixOrderIndexBytesRule) {
+  // (Host checks, before any launch: run everywhere.)
+  const std::int64_t n = 100;
+  std::vector<std::uint64_t> keys(n);
+  std::vector<std::int64_t> order(n), status(2);
+  const std::size_t need = sieve::Impl::radixOrderDeviceScratchBytes(n, 8);
+  std::vector<unsigned char> scratch(need);
+  const auto call = [&](std::int64_t m, std::size_t ib, std::size_t bytes) {
+    sieve::Impl::radixOrderDeviceIndexBytes(keys.data(), m, 64, order.data(), status.data(),
+                                            scratch.data(), bytes, nullptr, ib,
+                                            "sieve::radixOrderDevice");
+  };
+  for (std::size_t ib : {std::size_t(0), std::size_t(2), std::size_t(16)}) {
+    try {
+      call(n, ib, need);
+      ADD_FAILURE() << "indexBytes = " << ib << ": no exception";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("indexBytes = " + std::to_string(ib)), std::string::npos)
+          << e.what();
+    }
+  }
+  try {
+    call(0x100000000LL, 4, need);
+    ADD_FAILURE() << "4-byte indices of 2^32 keys: no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("radixIndexBytes(n = 4294967296) = 8"), std::string::npos)
+        << e.what();
+  }
+  // The 8-byte planes need their own, larger scratch.
+  try {
+    call(n, 8, sieve::radix_order_device_scratch_bytes(n));
+    ADD_FAILURE() << "the 4-byte scratch rule for 8-byte indices: no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("Impl::radixOrderDeviceScratchBytes(n, 8)"),
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -192,6 +262,7 @@ TEST(CudaRejects, RadixOrderScratchRule) {
   for (const std::int64_t n : {0LL, 1LL, 2048LL, 2049LL, 1000003LL, 0xFFFFFFFFLL, 0x100000000LL}) {
     const std::size_t bytes = sieve::radix_order_device_scratch_bytes(n);
     EXPECT_EQ(bytes, 64u + L::records(n) + sieve::Impl::RadixLayout::end(n)) << n;
+    EXPECT_EQ(bytes, sieve::Impl::radixOrderDeviceScratchBytes(n, n > 0xFFFFFFFFLL ? 8 : 4)) << n;
     EXPECT_GE(bytes, sieve::radix_order_scratch_bytes(n)) << n;
     EXPECT_LE(
         static_cast<std::int64_t>(sieve::cuda::Scan::blockSumsElems<std::int64_t>(L::passCells(n))),

@@ -7,8 +7,9 @@
 // passes (every pass count 0 .. 8, plain and skewed), sizes on the
 // digit and line edges, teams of 1 .. 4 threads giving the same bytes, every
 // placement of `order` within a cache line and of the scratch, guard bytes
-// on both sides of order and scratch, and every argument check (nothing
-// written when one throws).
+// on both sides of order and scratch, the 8-byte index planes of 2^32 keys
+// and more run at small n, and every argument check (nothing written when
+// one throws).
 #include <sieve/core/radix.hpp>
 #include <sieve/native/host/radix.hpp>
 
@@ -67,13 +68,23 @@ class Fenced {
 /// Run radixOrderHost on `threads` threads with order placed `orderShift`
 /// int64 slots and the scratch `scratchShift` bytes past a line boundary;
 /// check the guards and return the order.
+/// indexBytes 4 or 8: the internal entry with index planes of that width
+/// (8: the planes of 2^32 keys and more) and its scratch rule; 0: the public
+/// call.
 std::vector<i64> runRadix(const std::vector<u64>& keys, int bits, int threads,
-                          std::size_t orderShift = 0, std::size_t scratchShift = 0) {
+                          std::size_t orderShift = 0, std::size_t scratchShift = 0,
+                          std::size_t indexBytes = 0) {
   const i64 n = static_cast<i64>(keys.size());
-  const std::size_t sb = sieve::radix_order_scratch_bytes(n);
+  const std::size_t sb = indexBytes == 0 ? sieve::radix_order_scratch_bytes(n)
+                                         : sieve::Impl::radixOrderScratchBytes(n, indexBytes);
   Fenced order(keys.size() * 8, orderShift * 8), scratch(sb, scratchShift);
-  sieve::radixOrderHost(sieve::HostTeam{threads}, keys.data(), n, bits,
-                        reinterpret_cast<i64*>(order.data()), scratch.data(), sb);
+  if (indexBytes == 0)
+    sieve::radixOrderHost(sieve::HostTeam{threads}, keys.data(), n, bits,
+                          reinterpret_cast<i64*>(order.data()), scratch.data(), sb);
+  else
+    sieve::Impl::radixOrderHostIndexBytes(sieve::HostTeam{threads}, keys.data(), n, bits,
+                                          reinterpret_cast<i64*>(order.data()), scratch.data(), sb,
+                                          indexBytes, "sieve::radixOrderHost");
   EXPECT_TRUE(order.guardsIntact()) << "bytes around order written (n = " << n << ")";
   EXPECT_TRUE(scratch.guardsIntact()) << "bytes around the scratch written (n = " << n << ")";
   std::vector<i64> out(keys.size());
@@ -92,15 +103,16 @@ int bitWidth(const std::vector<u64>& keys) {
 /// Every team of 1 .. 4 threads (and the default team), or those of
 /// `teams`, against the reference.
 void expectSorted(const std::vector<u64>& keys, const std::string& what, int bits = -1,
-                  const std::vector<int>& teams = {1, 2, 3, 4, 0}) {
+                  const std::vector<int>& teams = {1, 2, 3, 4, 0}, std::size_t indexBytes = 0) {
   if (bits < 0) bits = bitWidth(keys);
   const std::vector<i64> expect = referenceOrder(keys);
   for (int threads : teams) {
-    const std::vector<i64> got = runRadix(keys, bits, threads);
+    const std::vector<i64> got = runRadix(keys, bits, threads, 0, 0, indexBytes);
     ASSERT_EQ(got.size(), expect.size());
     for (std::size_t p = 0; p < expect.size(); ++p)
-      ASSERT_EQ(got[p], expect[p]) << what << ", n = " << keys.size() << ", bits = " << bits
-                                   << ", threads = " << threads << ": slot " << p;
+      ASSERT_EQ(got[p], expect[p])
+          << what << ", n = " << keys.size() << ", bits = " << bits << ", threads = " << threads
+          << ", index bytes " << indexBytes << ": slot " << p;
   }
 }
 
@@ -275,7 +287,8 @@ TEST(HostRadixLarge, TopDigitsOfNineAndTenBits) {
 /// (the top-digit pass writes `order` itself through 32- and 16-key
 /// blocks), `order` at slots 0, 3 and 7 of its cache line.
 TEST(HostRadixLarge, TopDigitOnlyAtEveryPlacement) {
-  for (const auto& [n, width] : {std::pair{(i64(1) << 20) + 1, 9}, std::pair{(i64(1) << 21) + 1, 10}}) {
+  for (const auto& [n, width] :
+       {std::pair{(i64(1) << 20) + 1, 9}, std::pair{(i64(1) << 21) + 1, 10}}) {
     const std::vector<u64> keys = randomKeys(n, (u64(1) << width) - 1, 59u);
     const std::vector<i64> expect = referenceOrder(keys);
     for (std::size_t shift : {0u, 3u, 7u})
@@ -293,6 +306,73 @@ TEST(HostRadix, SameBytesOnEveryTeam) {
   EXPECT_TRUE(one == referenceOrder(keys));
 }
 
+TEST(HostRadix, EightByteIndicesAtAnySize) {
+  // The index planes 2^32 keys and more take (uint64), run below 2^32 keys:
+  // the top-digit pass and its runs, the LSD passes of skewed keys, skipped
+  // digits, equal keys, every placement of order in a line.
+  const std::vector<int> teams{1, 2, 3};
+  for (i64 n : kSizes)
+    expectSorted(randomKeys(n, ~u64(0), 5u + static_cast<unsigned>(n)), "random", -1, teams, 8);
+  expectSorted(randomKeys(i64(1) << 20, ~u64(0), 19u), "random", -1, teams, 8);
+  expectSorted(randomKeys(100003, (u64(1) << 20) - 1, 23u), "random 20 bits", -1, teams, 8);
+  expectSorted(skewed(randomKeys(70001, ~u64(0), 29u)), "skewed", 64, teams, 8);
+  expectSorted(skewed(randomKeys(70001, u64(0xFF00FF00), 37u)), "skewed, skipped digits", 64, teams,
+               8);
+  expectSorted(std::vector<u64>(4097, 0xABCDull), "all equal", 64, teams, 8);
+  // Random keys take the top-digit pass; skewed ones the LSD passes, whose
+  // idxA plane follows order's slot in its line.
+  for (const bool skew : {false, true}) {
+    const std::vector<u64> random = randomKeys(300001, ~u64(0), 41u);
+    const std::vector<u64> keys = skew ? skewed(random) : random;
+    const std::vector<i64> expect = referenceOrder(keys);
+    for (std::size_t orderShift = 0; orderShift < 8; ++orderShift)
+      for (std::size_t scratchShift : {std::size_t(0), std::size_t(13)})
+        ASSERT_EQ(runRadix(keys, 64, 2, orderShift, scratchShift, 8), expect)
+            << (skew ? "skewed" : "random") << ", order shifted " << orderShift
+            << " slots, scratch " << scratchShift << " bytes";
+  }
+}
+
+TEST(HostRadix, IndexBytesRule) {
+  const std::vector<u64> keys = randomKeys(100, ~u64(0), 43u);
+  std::vector<i64> order(100);
+  const std::size_t sb = sieve::Impl::radixOrderScratchBytes(100, 8);
+  std::vector<unsigned char> scratch(sb);
+  const auto call = [&](i64 n, std::size_t ib) {
+    sieve::Impl::radixOrderHostIndexBytes(sieve::HostTeam{2}, keys.data(), n, 64, order.data(),
+                                          scratch.data(), sb, ib, "sieve::radixOrderHost");
+  };
+  for (std::size_t ib : {std::size_t(0), std::size_t(2), std::size_t(16)}) {
+    try {
+      call(100, ib);
+      ADD_FAILURE() << "indexBytes = " << ib << ": no exception";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("indexBytes = " + std::to_string(ib)), std::string::npos)
+          << e.what();
+    }
+  }
+  // 4-byte indices cannot number 2^32 keys (rejected before anything is read).
+  try {
+    call(i64(0x100000000), 4);
+    ADD_FAILURE() << "4-byte indices of 2^32 keys: no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("radixIndexBytes(n = 4294967296) = 8"), std::string::npos)
+        << e.what();
+  }
+  // The 8-byte planes need their own, larger scratch.
+  try {
+    sieve::Impl::radixOrderHostIndexBytes(sieve::HostTeam{2}, keys.data(), 100, 64, order.data(),
+                                          scratch.data(), sieve::radix_order_scratch_bytes(100), 8,
+                                          "sieve::radixOrderHost");
+    ADD_FAILURE() << "the 4-byte scratch rule for 8-byte indices: no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("Impl::radixOrderScratchBytes(n, 8)"), std::string::npos)
+        << e.what();
+  }
+  call(100, 8);
+  EXPECT_EQ(order, referenceOrder(keys));
+}
+
 TEST(HostRadix, ScratchRule) {
   std::size_t prev = 0;
   for (i64 n :
@@ -306,6 +386,16 @@ TEST(HostRadix, ScratchRule) {
     prev = b;
   }
   EXPECT_EQ(sieve::radix_order_scratch_bytes(-5), sieve::radix_order_scratch_bytes(0));
+  // The rule is the 8-byte one past 2^32 - 1 keys, and the 8-byte planes at
+  // any n hold two more n-element index planes of 4 bytes.
+  for (i64 n : {i64(1), i64(1000), i64(1) << 20, i64(0xFFFFFFFF), i64(0x100000000)}) {
+    const std::size_t m = static_cast<std::size_t>(n);
+    EXPECT_EQ(sieve::radix_order_scratch_bytes(n),
+              sieve::Impl::radixOrderScratchBytes(n, n > i64(0xFFFFFFFF) ? 8 : 4));
+    EXPECT_GE(sieve::Impl::radixOrderScratchBytes(n, 8) + 128,
+              sieve::Impl::radixOrderScratchBytes(n, 4) + 8 * m)
+        << n;
+  }
   static_assert(sieve::kRadixDigitBits == 8, "8-bit digits");
   static_assert(sieve::radix_order_scratch_bytes(100) > 0, "a constant expression");
 }

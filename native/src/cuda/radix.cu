@@ -74,7 +74,7 @@ void radixRunDevice(const std::uint64_t* keys, std::int64_t n, int bits, std::in
   unsigned char* planes = D::Passes::end(scratch, n); // 64-byte aligned
   auto* keyPlane = reinterpret_cast<std::uint64_t*>(planes + RadixLayout::keys(n));
   auto* idxA = reinterpret_cast<Idx*>(planes + RadixLayout::idxA(n));
-  auto* idxB = reinterpret_cast<Idx*>(planes + RadixLayout::idxB(n));
+  auto* idxB = reinterpret_cast<Idx*>(planes + RadixLayout::idxB(n, sizeof(Idx)));
   // One pass at least: it counts the keys >= 2^bits (bits = 0: every key must be 0).
   const int passes = bits > 0 ? (bits + kRadixDigitBits - 1) / kRadixDigitBits : 1;
   // The planes pass p reads (p >= 1) and writes (p < passes - 1): the key
@@ -104,28 +104,41 @@ void radixRunDevice(const std::uint64_t* keys, std::int64_t n, int bits, std::in
 } // namespace
 } // namespace Impl
 
+namespace Impl {
+
+void radixOrderDeviceIndexBytes(const std::uint64_t* keys, std::int64_t n, int bits,
+                                std::int64_t* order, std::int64_t* status, void* scratch,
+                                std::size_t scratchBytes, cudaStream_t stream,
+                                std::size_t indexBytes, const char* fn) {
+  checkRadixOrderArgs(fn, keys, n, bits, order);
+  checkRadixIndexBytes(fn, n, indexBytes);
+  checkDeviceScatterRecords(fn, n);
+  checkPtr(fn, status, "status", alignof(std::int64_t));
+  checkPtr(fn, scratch, "scratch");
+  const std::size_t need = radixOrderDeviceScratchBytes(n, indexBytes);
+  if (scratchBytes < need)
+    fail(fn, "scratchBytes = " + std::to_string(scratchBytes) + " is less than " +
+                 (indexBytes == radixIndexBytes(n) ? "radix_order_device_scratch_bytes(n)"
+                                                   : "Impl::radixOrderDeviceScratchBytes(n, 8)") +
+                 " = " + std::to_string(need));
+  const std::vector<ArrayBytes> arrays{
+      arrayBytes("keys", keys, n, sizeof(std::uint64_t)),
+      arrayBytes("order", order, n, sizeof(std::int64_t)),
+      arrayBytes("status", status, 2, sizeof(std::int64_t)),
+      arrayBytes("scratch", scratch, static_cast<std::int64_t>(need), 1)};
+  checkApart(fn, arrays, 1, true, "keys, order, status and scratch must not share a byte");
+  if (indexBytes == 4u)
+    radixRunDevice<std::uint32_t>(keys, n, bits, order, status, scratch, stream);
+  else radixRunDevice<std::uint64_t>(keys, n, bits, order, status, scratch, stream);
+}
+
+} // namespace Impl
+
 void radixOrderDevice(const std::uint64_t* keys, std::int64_t n, int bits, std::int64_t* order,
                       std::int64_t* status, void* scratch, std::size_t scratchBytes,
                       cudaStream_t stream) {
-  constexpr const char* fn = "sieve::radixOrderDevice";
-  Impl::checkRadixOrderArgs(fn, keys, n, bits, order);
-  Impl::checkDeviceScatterRecords(fn, n);
-  Impl::checkPtr(fn, status, "status", alignof(std::int64_t));
-  Impl::checkPtr(fn, scratch, "scratch");
-  const std::size_t need = radix_order_device_scratch_bytes(n);
-  if (scratchBytes < need)
-    Impl::fail(fn,
-               "scratchBytes = " + std::to_string(scratchBytes) +
-                   " is less than radix_order_device_scratch_bytes(n) = " + std::to_string(need));
-  const std::vector<Impl::ArrayBytes> arrays{
-      Impl::arrayBytes("keys", keys, n, sizeof(std::uint64_t)),
-      Impl::arrayBytes("order", order, n, sizeof(std::int64_t)),
-      Impl::arrayBytes("status", status, 2, sizeof(std::int64_t)),
-      Impl::arrayBytes("scratch", scratch, static_cast<std::int64_t>(need), 1)};
-  Impl::checkApart(fn, arrays, 1, true, "keys, order, status and scratch must not share a byte");
-  if (Impl::radixIndexBytes(n) == 4u)
-    Impl::radixRunDevice<std::uint32_t>(keys, n, bits, order, status, scratch, stream);
-  else Impl::radixRunDevice<std::uint64_t>(keys, n, bits, order, status, scratch, stream);
+  Impl::radixOrderDeviceIndexBytes(keys, n, bits, order, status, scratch, scratchBytes, stream,
+                                   Impl::radixIndexBytes(n), "sieve::radixOrderDevice");
 }
 
 } // namespace sieve

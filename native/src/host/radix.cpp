@@ -13,14 +13,13 @@
 // (radixHostTopBits, core/radix.hpp): one stable scatter by the top 8-10 of
 // the varying bits into set Y (or, with no varying bit below them, the
 // indices straight into `order`), then each run of one top digit (~4 Ki
-// keys up to 2^22 keys, ~n / 2^10 beyond) sorted by the bits below, LSD in 8-bit digits, by the thread whose
-// share of the positions holds its start: one histogram read for all of its
-// digits, the digits constant within the run skipped, the passes through
-// the thread's own planes (RunPlanes: in cache, reused run after run), the
-// last into an int64 plane copied to `order`. Every key is read and written
-// twice from memory whatever its width. Skewed keys (a run over n / (4 x
-// threads) keys or 2^18: radixHostTopDigitPays) and keys whose varying bits
-// fit one byte take LSD passes over the whole keys instead:
+// keys up to 2^22 keys, ~n / 2^10 beyond) sorted by the bits below, LSD in 8-bit digits, by the
+// thread whose share of the positions holds its start: one histogram read for all of its digits,
+// the digits constant within the run skipped, the passes through the thread's own planes
+// (RunPlanes: in cache, reused run after run), the last into an int64 plane copied to `order`.
+// Every key is read and written twice from memory whatever its width. Skewed keys (a run over n /
+// (4 x threads) keys or 2^18: radixHostTopDigitPays) and keys whose varying bits fit one byte take
+// LSD passes over the whole keys instead:
 //
 // Each LSD pass is one stable scatter: thread t's first destination in
 // bucket v is the keys of the buckets below v plus those of bucket v in the
@@ -45,7 +44,8 @@
 // at order's slot within a cache line, so the two share their block
 // boundaries), arranged so that the LSD pass before the last writes Y: the
 // last pass reads Y and writes only the int64 indices into `order`. Indices
-// are uint32 when n < 2^32 (less traffic), uint64 beyond. Per call, besides
+// are uint32 when n < 2^32 (less traffic), uint64 beyond (or when the caller
+// of Impl::radixOrderHostIndexBytes asks for 8 bytes). Per call, besides
 // the scratch, each thread has a heap workspace (RadixWork, ~280 KiB: its
 // buffers and cursors) and, on the top-digit order, its RunPlanes (~32-40
 // bytes a key of the largest run it sorts: at most ~10 MiB); the team
@@ -280,8 +280,8 @@ void scatterPass(RadixWork<Idx>& w, const std::uint64_t* keysIn, const Idx* idxI
                  std::conditional_t<Last, std::int64_t, Idx>* idxOut, std::int64_t ph,
                  NextCount<Idx>* nc, bool stream) {
   using Out = std::conditional_t<Last, std::int64_t, Idx>;
-  const PassOut<Idx, Out> o{keysOut, idxOut, w.keyLines, reinterpret_cast<Out*>(w.idxLines),
-                            w.cur,   w.first, ph,        nc,
+  const PassOut<Idx, Out> o{keysOut, idxOut,  w.keyLines, reinterpret_cast<Out*>(w.idxLines),
+                            w.cur,   w.first, ph,         nc,
                             mask};
   if (stream) scatterPass<Block, Idx, First, Last, true>(o, keysIn, idxIn, a, b, shift);
   else scatterPass<Block, Idx, First, Last, false>(o, keysIn, idxIn, a, b, shift);
@@ -583,18 +583,18 @@ void radixTeamBody(const TeamCtx& t, RadixRun<Idx>& r) {
         scatterPass<kBlock, Idx, true, true>(w, keysIn, idxIn, a, b, shift, 255u, nullptr, r.order,
                                              ph, nullptr, r.stream);
       else
-        scatterPass<kBlock, Idx, false, true>(w, keysIn, idxIn, a, b, shift, 255u, nullptr,
-                                              r.order, ph, nullptr, r.stream);
+        scatterPass<kBlock, Idx, false, true>(w, keysIn, idxIn, a, b, shift, 255u, nullptr, r.order,
+                                              ph, nullptr, r.stream);
     } else {
       const bool y = writesY(p);
       std::uint64_t* keysOut = y ? r.keyPlane : orderKeys;
       Idx* idxOut = y ? r.idxB : r.idxA;
       if (first)
-        scatterPass<kBlock, Idx, true, false>(w, keysIn, idxIn, a, b, shift, 255u, keysOut,
-                                              idxOut, ph, &nc, r.stream);
+        scatterPass<kBlock, Idx, true, false>(w, keysIn, idxIn, a, b, shift, 255u, keysOut, idxOut,
+                                              ph, &nc, r.stream);
       else
-        scatterPass<kBlock, Idx, false, false>(w, keysIn, idxIn, a, b, shift, 255u, keysOut,
-                                               idxOut, ph, &nc, r.stream);
+        scatterPass<kBlock, Idx, false, false>(w, keysIn, idxIn, a, b, shift, 255u, keysOut, idxOut,
+                                               ph, &nc, r.stream);
       // The plane and the next pass's counts are complete before anyone reads them.
       teamBarrier(t);
     }
@@ -619,7 +619,7 @@ bool radixRun(const HostTeam& team, const std::uint64_t* keys, std::int64_t n, i
                   // idxA pairs with `order` as a key plane: the same line phase.
                   reinterpret_cast<Idx*>(s + RadixLayout::idxA(n) +
                                          sizeof(Idx) * static_cast<std::size_t>(linePhase(order))),
-                  reinterpret_cast<Idx*>(s + RadixLayout::idxB(n)),
+                  reinterpret_cast<Idx*>(s + RadixLayout::idxB(n, sizeof(Idx))),
                   work.get(),
                   {next.get(), next.get() + tables},
                   n >= kRadixStreamMin,
@@ -631,30 +631,42 @@ bool radixRun(const HostTeam& team, const std::uint64_t* keys, std::int64_t n, i
 } // namespace
 } // namespace Impl
 
-void radixOrderHost(const HostTeam& team, const std::uint64_t* keys, std::int64_t n, int bits,
-                    std::int64_t* order, void* scratch, std::size_t scratchBytes) {
-  constexpr const char* fn = "sieve::radixOrderHost";
-  Impl::checkRadixOrderArgs(fn, keys, n, bits, order);
-  if (scratch == nullptr) Impl::fail(fn, "scratch is null");
-  const std::size_t need = radix_order_scratch_bytes(n);
+namespace Impl {
+
+void radixOrderHostIndexBytes(const HostTeam& team, const std::uint64_t* keys, std::int64_t n,
+                              int bits, std::int64_t* order, void* scratch,
+                              std::size_t scratchBytes, std::size_t indexBytes, const char* fn) {
+  checkRadixOrderArgs(fn, keys, n, bits, order);
+  checkRadixIndexBytes(fn, n, indexBytes);
+  if (scratch == nullptr) fail(fn, "scratch is null");
+  const std::size_t need = radixOrderScratchBytes(n, indexBytes);
   if (scratchBytes < need)
-    Impl::fail(fn, "scratchBytes = " + std::to_string(scratchBytes) +
-                       " is less than radix_order_scratch_bytes(n) = " + std::to_string(need));
+    fail(fn, "scratchBytes = " + std::to_string(scratchBytes) + " is less than " +
+                 (indexBytes == radixIndexBytes(n) ? "radix_order_scratch_bytes(n)"
+                                                   : "Impl::radixOrderScratchBytes(n, 8)") +
+                 " = " + std::to_string(need));
   if (n > 0) {
-    const std::vector<Impl::ArrayBytes> arrays{
-        Impl::arrayBytes("keys", keys, n, sizeof(std::uint64_t)),
-        Impl::arrayBytes("order", order, n, sizeof(std::int64_t)),
-        Impl::arrayBytes("scratch", scratch, static_cast<std::int64_t>(need), 1)};
-    Impl::checkApart(fn, arrays, 1, true, "keys, order and scratch must not share a byte");
+    const std::vector<ArrayBytes> arrays{
+        arrayBytes("keys", keys, n, sizeof(std::uint64_t)),
+        arrayBytes("order", order, n, sizeof(std::int64_t)),
+        arrayBytes("scratch", scratch, static_cast<std::int64_t>(need), 1)};
+    checkApart(fn, arrays, 1, true, "keys, order and scratch must not share a byte");
   } else {
     return;
   }
-  const bool ok = Impl::radixIndexBytes(n) == 4u
-                      ? Impl::radixRun<std::uint32_t>(team, keys, n, bits, order, scratch)
-                      : Impl::radixRun<std::uint64_t>(team, keys, n, bits, order, scratch);
+  const bool ok = indexBytes == 4u ? radixRun<std::uint32_t>(team, keys, n, bits, order, scratch)
+                                   : radixRun<std::uint64_t>(team, keys, n, bits, order, scratch);
   if (!ok)
-    Impl::fail(fn, "a key is >= 2^bits (bits = " + std::to_string(bits) +
-                       "); bits must be at least the bit width of the largest key");
+    fail(fn, "a key is >= 2^bits (bits = " + std::to_string(bits) +
+                 "); bits must be at least the bit width of the largest key");
+}
+
+} // namespace Impl
+
+void radixOrderHost(const HostTeam& team, const std::uint64_t* keys, std::int64_t n, int bits,
+                    std::int64_t* order, void* scratch, std::size_t scratchBytes) {
+  Impl::radixOrderHostIndexBytes(team, keys, n, bits, order, scratch, scratchBytes,
+                                 Impl::radixIndexBytes(n), "sieve::radixOrderHost");
 }
 
 } // namespace sieve

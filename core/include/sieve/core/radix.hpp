@@ -10,7 +10,9 @@
 //   idxA  m x w bytes + 64 (the original index of each key, ping; it starts
 //         at the line phase of `order`, its key plane)
 //   idxB  m x w bytes  (pong, with the scratch's key plane)
-// with w = 4 (uint32 indices) when n <= 2^32 - 1 and w = 8 otherwise. The
+// with w = 4 (uint32 indices) when n <= 2^32 - 1 and w = 8 otherwise (the
+// internal entries Impl::radixOrderHostIndexBytes / radixOrderDeviceIndexBytes
+// also run w = 8 at any n, with Impl::radixOrderScratchBytes(n, 8)). The
 // second key plane a ping-pong needs is the output `order` itself (n x 8
 // bytes), which the last pass overwrites with the indices. Per-thread
 // histograms and write-combining buffers are not in the scratch (the face
@@ -55,11 +57,19 @@ struct RadixLayout {
   SIEVE_HOST_DEVICE static constexpr std::size_t idxA(std::int64_t n) {
     return radixRound64(8u * elems(n));
   }
+  /// The index planes for indices of `indexBytes` bytes (radixIndexBytes(n)
+  /// unless a caller asks for the 8-byte planes below 2^32 keys).
+  SIEVE_HOST_DEVICE static constexpr std::size_t idxB(std::int64_t n, std::size_t indexBytes) {
+    return idxA(n) + 64u + radixRound64(indexBytes * elems(n));
+  }
+  SIEVE_HOST_DEVICE static constexpr std::size_t end(std::int64_t n, std::size_t indexBytes) {
+    return idxB(n, indexBytes) + radixRound64(indexBytes * elems(n));
+  }
   SIEVE_HOST_DEVICE static constexpr std::size_t idxB(std::int64_t n) {
-    return idxA(n) + 64u + radixRound64(radixIndexBytes(n) * elems(n));
+    return idxB(n, radixIndexBytes(n));
   }
   SIEVE_HOST_DEVICE static constexpr std::size_t end(std::int64_t n) {
-    return idxB(n) + radixRound64(radixIndexBytes(n) * elems(n));
+    return end(n, radixIndexBytes(n));
   }
 };
 
@@ -179,6 +189,20 @@ struct DenseScatterDeviceLayout {
   }
 };
 
+/// Scratch bytes of the radix order of n keys with indices of `indexBytes`
+/// bytes (4 or 8): radix_order_scratch_bytes and
+/// radix_order_device_scratch_bytes are these at radixIndexBytes(n). The
+/// 8-byte index planes, which n > 2^32 - 1 keys take, can so be run (and
+/// tested) at any n.
+SIEVE_INLINE constexpr std::size_t radixOrderScratchBytes(std::int64_t n, std::size_t indexBytes) {
+  return 64u + RadixLayout::end(n < 0 ? 0 : n, indexBytes);
+}
+/// The same on a device (radixOrderDevice): the pass regions first.
+SIEVE_INLINE constexpr std::size_t radixOrderDeviceScratchBytes(std::int64_t n,
+                                                                std::size_t indexBytes) {
+  return DenseScatterDeviceLayout::records(n < 0 ? 0 : n) + radixOrderScratchBytes(n, indexBytes);
+}
+
 } // namespace Impl
 
 /// The most records a device scatter pass takes (cuda::DenseScatter,
@@ -207,8 +231,7 @@ SIEVE_INLINE constexpr std::size_t dense_scatter_device_scratch_bytes(std::int64
 /// and two index planes): about 18n bytes. n < 0 is treated as 0. O(log n),
 /// host and device.
 SIEVE_INLINE constexpr std::size_t radix_order_device_scratch_bytes(std::int64_t n) {
-  return 64u + Impl::DenseScatterDeviceLayout::records(n < 0 ? 0 : n) +
-         Impl::RadixLayout::end(n < 0 ? 0 : n);
+  return Impl::radixOrderDeviceScratchBytes(n, Impl::radixIndexBytes(n));
 }
 
 /// Bytes of scratch the radix order of `n` keys needs: 64 bytes of alignment
@@ -219,7 +242,7 @@ SIEVE_INLINE constexpr std::size_t radix_order_device_scratch_bytes(std::int64_t
 /// n < 0 is treated as 0 (the call that takes the scratch rejects it). O(1),
 /// host and device.
 SIEVE_INLINE constexpr std::size_t radix_order_scratch_bytes(std::int64_t n) {
-  return 64u + Impl::RadixLayout::end(n < 0 ? 0 : n);
+  return Impl::radixOrderScratchBytes(n, Impl::radixIndexBytes(n));
 }
 
 } // namespace sieve

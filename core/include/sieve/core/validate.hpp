@@ -169,6 +169,15 @@ inline void checkRadixOrderArgs(const char* fn, const std::uint64_t* keys, std::
   }
 }
 
+/// The index width a radix order runs with (its internal entries that take
+/// it): 4 or 8 bytes, and at least radixIndexBytes(n) (8 past 2^32 - 1 keys).
+inline void checkRadixIndexBytes(const char* fn, std::int64_t n, std::size_t indexBytes) {
+  if ((indexBytes != 4u && indexBytes != 8u) || indexBytes < radixIndexBytes(n))
+    fail(fn, "indexBytes = " + std::to_string(indexBytes) +
+                 "; it must be 4 or 8, and at least radixIndexBytes(n = " + std::to_string(n) +
+                 ") = " + std::to_string(radixIndexBytes(n)) + " (8 past 2^32 - 1 keys)");
+}
+
 /// The arguments of the device dense scatter (cuda::DenseScatter): n in
 /// [0, kDenseScatterDeviceMaxRecords], 1 <= buckets <= 2^62, out (n records,
 /// aligned to recordAlign) where n > 0, offsets (buckets + 1

@@ -172,11 +172,12 @@ struct DenseDigitOf {
   }
 };
 
-/// Whether a dense scatter of `src` into `output` over `buckets` keys runs
-/// on the native face of Exec: where it has one,
-/// takes the source, and pays (core/radix.hpp, denseScatterNativePays).
+/// The face a dense scatter of `src` into `output` over `buckets` keys runs
+/// on: Exec's native face where it has one, takes the source, and pays
+/// (core/radix.hpp, denseScatterNativePays), else the portable one (the
+/// table's choice, faceFor).
 template <class Exec, class Src, class Out>
-bool denseOnNative(const Src& src, const Out& output, i64 buckets) {
+sieve::Impl::Face denseFace(const Src& src, const Out& output, i64 buckets) {
   if constexpr (NativeDense<Src, Out>::value) {
     using Rec = typename NativeDense<Src, Out>::Rec;
     const i64 records = src.records();
@@ -185,14 +186,18 @@ bool denseOnNative(const Src& src, const Out& output, i64 buckets) {
                                                                         sizeof(Rec));
     };
     return sieve::Impl::faceFor<Exec, sieve::Impl::Primitive::DenseScatter>(
-               NativeDense<Src, Out>::contiguous(src, output), pays) != sieve::Impl::Face::Portable;
+        NativeDense<Src, Out>::contiguous(src, output), pays);
   } else {
     (void)src, (void)output, (void)buckets;
-    return false;
+    return sieve::Impl::Face::Portable;
   }
 }
+/// Whether that face is a native one.
+template <class Exec, class Src, class Out>
+bool denseOnNative(const Src& src, const Out& output, i64 buckets) {
+  return denseFace<Exec>(src, output, buckets) != sieve::Impl::Face::Portable;
+}
 
-/// The dense scatter of the first `n` records of d's source on the native
 /// face of Exec (where denseOnNative): the output and offsets[0 .. K], or,
 /// with keys outside the range, nothing (counted in `r`), and the records
 /// whose key changed between the reads counted. False, with nothing done,
@@ -253,9 +258,7 @@ Result scatterDense(const sieve::Impl::Names& names, const Exec& exec, const In&
     maxKey = e.max;
   }
   const i64 K = checkKeyRange(fn, minKey, maxKey);
-  const sieve::Impl::CallRegion region(names, denseOnNative<Exec>(src, output, K)
-                                                  ? sieve::Impl::nativeFaceOf<Exec>()
-                                                  : sieve::Impl::Face::Portable);
+  const sieve::Impl::CallRegion region(names, denseFace<Exec>(src, output, K));
   const std::string range = "[" + std::to_string(minKey) + ", " + std::to_string(maxKey) + "]";
   using D = DenseSrc<Src, Out>;
   const D dense{src, output, minKey, maxKey};
@@ -343,9 +346,10 @@ Result scatterDenseAsync(const sieve::Impl::Names& names, const Exec& exec, cons
     // back), so this form stays on the portable kernels there.
     constexpr bool kHost =
         Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
-    const bool native = kHost && denseOnNative<Exec>(src, output, ws.num_keys());
-    const sieve::Impl::CallRegion region(
-        names, native ? sieve::Impl::nativeFaceOf<Exec>() : sieve::Impl::Face::Portable);
+    const sieve::Impl::Face face =
+        kHost ? denseFace<Exec>(src, output, ws.num_keys()) : sieve::Impl::Face::Portable;
+    const bool native = face != sieve::Impl::Face::Portable;
+    const sieve::Impl::CallRegion region(names, face);
     using D = DenseSrc<Src, Out, false>;
     const D dense{src, output, ws.min_key(), ws.max_key()};
     if constexpr (kHost) {

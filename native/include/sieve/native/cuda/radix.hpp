@@ -34,4 +34,18 @@ void radixOrderDevice(const std::uint64_t* keys, std::int64_t n, int bits, std::
                       std::int64_t* status, void* scratch, std::size_t scratchBytes,
                       cudaStream_t stream);
 
+namespace Impl {
+/// radixOrderDevice with index planes of `indexBytes` bytes (4 or 8, at least
+/// radixIndexBytes(n)) in a scratch of Impl::radixOrderDeviceScratchBytes(n,
+/// indexBytes) bytes: radixOrderDevice is this at radixIndexBytes(n). The
+/// 8-byte planes, which only 2^32 keys and more take (about 180 GB of keys,
+/// order and scratch), so run at any n (the tests). The same result and the
+/// same throws as radixOrderDevice (messages naming `fn`), and for a bad
+/// indexBytes.
+void radixOrderDeviceIndexBytes(const std::uint64_t* keys, std::int64_t n, int bits,
+                                std::int64_t* order, std::int64_t* status, void* scratch,
+                                std::size_t scratchBytes, cudaStream_t stream,
+                                std::size_t indexBytes, const char* fn);
+} // namespace Impl
+
 } // namespace sieve

@@ -44,4 +44,16 @@ namespace sieve {
 void radixOrderHost(const HostTeam& team, const std::uint64_t* keys, std::int64_t n, int bits,
                     std::int64_t* order, void* scratch, std::size_t scratchBytes);
 
+namespace Impl {
+/// radixOrderHost with index planes of `indexBytes` bytes (4 or 8, at least
+/// radixIndexBytes(n)) in a scratch of Impl::radixOrderScratchBytes(n,
+/// indexBytes) bytes: radixOrderHost is this at radixIndexBytes(n). The
+/// 8-byte planes, which only 2^32 keys and more take, so run at any n (the
+/// tests: no test machine sorts 2^32 keys). The same result and the same
+/// throws as radixOrderHost (messages naming `fn`), and for a bad indexBytes.
+void radixOrderHostIndexBytes(const HostTeam& team, const std::uint64_t* keys, std::int64_t n,
+                              int bits, std::int64_t* order, void* scratch,
+                              std::size_t scratchBytes, std::size_t indexBytes, const char* fn);
+} // namespace Impl
+
 } // namespace sieve
