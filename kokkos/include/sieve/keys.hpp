@@ -43,9 +43,13 @@
 // and SortUnique / SortGroup are stable too: every call writes the same
 // bytes everywhere.
 //
-// Backends: portable Kokkos patterns only (parallel_for / parallel_reduce,
-// sieve's exclusive scan on each space's scan face); they would run on Cuda
-// as written (no native kernels; not tested without a GPU here).
+// Backends: the dense scatter of contiguous Views runs natively where it pays
+// (Kokkos::OpenMP: denseScatterHost; Kokkos::Cuda, blocking form:
+// cuda::DenseScatter) and the sparse scatter's sort on the native radix
+// order (radixOrderHost, radixOrderDevice); everything else, and every other
+// space, runs portable Kokkos patterns (parallel_for / parallel_reduce,
+// sieve's exclusive scan on each space's scan face). Every face gives the
+// same bytes (tested on Serial, OpenMP and, on an H200, Cuda).
 #pragma once
 
 #include <sieve/impl/args.hpp>
