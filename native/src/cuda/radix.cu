@@ -116,11 +116,7 @@ void radixOrderDeviceIndexBytes(const std::uint64_t* keys, std::int64_t n, int b
   checkPtr(fn, status, "status", alignof(std::int64_t));
   checkPtr(fn, scratch, "scratch");
   const std::size_t need = radixOrderDeviceScratchBytes(n, indexBytes);
-  if (scratchBytes < need)
-    fail(fn, "scratchBytes = " + std::to_string(scratchBytes) + " is less than " +
-                 (indexBytes == radixIndexBytes(n) ? "radix_order_device_scratch_bytes(n)"
-                                                   : "Impl::radixOrderDeviceScratchBytes(n, 8)") +
-                 " = " + std::to_string(need));
+  checkRadixScratchBytes(fn, n, indexBytes, scratchBytes, need, true);
   const std::vector<ArrayBytes> arrays{
       arrayBytes("keys", keys, n, sizeof(std::uint64_t)),
       arrayBytes("order", order, n, sizeof(std::int64_t)),

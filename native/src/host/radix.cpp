@@ -640,11 +640,7 @@ void radixOrderHostIndexBytes(const HostTeam& team, const std::uint64_t* keys, s
   checkRadixIndexBytes(fn, n, indexBytes);
   if (scratch == nullptr) fail(fn, "scratch is null");
   const std::size_t need = radixOrderScratchBytes(n, indexBytes);
-  if (scratchBytes < need)
-    fail(fn, "scratchBytes = " + std::to_string(scratchBytes) + " is less than " +
-                 (indexBytes == radixIndexBytes(n) ? "radix_order_scratch_bytes(n)"
-                                                   : "Impl::radixOrderScratchBytes(n, 8)") +
-                 " = " + std::to_string(need));
+  checkRadixScratchBytes(fn, n, indexBytes, scratchBytes, need, false);
   if (n > 0) {
     const std::vector<ArrayBytes> arrays{
         arrayBytes("keys", keys, n, sizeof(std::uint64_t)),

@@ -178,6 +178,21 @@ inline void checkRadixIndexBytes(const char* fn, std::int64_t n, std::size_t ind
                  ") = " + std::to_string(radixIndexBytes(n)) + " (8 past 2^32 - 1 keys)");
 }
 
+/// A radix order's scratch: scratchBytes >= need, the rule of its face (the
+/// host's or the device's, `device`) at indexBytes; the message names the
+/// public rule at radixIndexBytes(n), else the internal 8-byte one.
+inline void checkRadixScratchBytes(const char* fn, std::int64_t n, std::size_t indexBytes,
+                                   std::size_t scratchBytes, std::size_t need, bool device) {
+  if (scratchBytes >= need) return;
+  const bool publicRule = indexBytes == radixIndexBytes(n);
+  const char* rule =
+      device ? (publicRule ? "radix_order_device_scratch_bytes(n)"
+                           : "Impl::radixOrderDeviceScratchBytes(n, 8)")
+             : (publicRule ? "radix_order_scratch_bytes(n)" : "Impl::radixOrderScratchBytes(n, 8)");
+  fail(fn, "scratchBytes = " + std::to_string(scratchBytes) + " is less than " + rule + " = " +
+               std::to_string(need));
+}
+
 /// The arguments of the device dense scatter (cuda::DenseScatter): n in
 /// [0, kDenseScatterDeviceMaxRecords], 1 <= buckets <= 2^62, out (n records,
 /// aligned to recordAlign) where n > 0, offsets (buckets + 1

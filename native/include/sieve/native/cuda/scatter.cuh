@@ -234,45 +234,46 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     run += c;
   }
   if (run < allowed[t]) changed += allowed[t] - run; // slots no record fills
-  if constexpr (kStaged<Rec>) {
-    // The tile's records in digit order (stable) in shared memory, then
-    // written slot by slot: neighbouring threads write neighbouring slots of
-    // a digit's range, so a warp's stores coalesce into runs.
-    __shared__ StageChunk stageMem[kStageChunks<Rec>];
-    __shared__ std::uint8_t stageDigit[kTile];
-    __shared__ std::uint32_t firstOf[kBins];
-    __shared__ std::uint32_t totals[Tuning::Cuda::kWarps];
-    static_assert(kBins <= 256u, "sieve: a staged digit is one byte");
-    Rec* stage = reinterpret_cast<Rec*>(stageMem);
+  // Records of up to kDenseScatterStageBytes: the tile's records in digit
+  // order (stable) in shared memory first, then written slot by slot, so
+  // that neighbouring threads write neighbouring slots of a digit's range
+  // and a warp's stores coalesce into runs. Larger records: straight from
+  // registers. (The staging arrays are one element for those.)
+  constexpr bool staged = kStaged<Rec>;
+  __shared__ StageChunk stageMem[kStageChunks<Rec>];
+  __shared__ std::uint8_t stageDigit[staged ? kTile : 1];
+  __shared__ std::uint32_t firstOf[staged ? kBins : 1];
+  __shared__ std::uint32_t totals[Tuning::Cuda::kWarps];
+  static_assert(kBins <= 256u, "sieve: a staged digit is one byte");
+  Rec* stage = reinterpret_cast<Rec*>(stageMem);
+  std::uint32_t found = 0;
+  if constexpr (staged) {
     const std::uint32_t incl = blockInclusive(run, Sum{}, totals);
     firstOf[t] = incl - run; // where digit t starts among the tile's records
-    const std::uint32_t found = totals[Tuning::Cuda::kWarps - 1u];
-    __syncthreads();
+    found = totals[Tuning::Cuda::kWarps - 1u];
+  }
+  __syncthreads();
 #pragma unroll
-    for (unsigned j = 0; j < kItems; ++j) {
-      const unsigned d = digit[j];
-      if (d == kNoDigit) continue;
-      const std::uint32_t local = warpCount[warp][d] + rank[j];
+  for (unsigned j = 0; j < kItems; ++j) {
+    const unsigned d = digit[j];
+    if (d == kNoDigit) continue;
+    const std::uint32_t local = warpCount[warp][d] + rank[j];
+    if constexpr (staged) {
       if (local >= allowed[d]) ++changed;          // more of this digit than counted: not written
       const std::uint32_t at = firstOf[d] + local; // < found <= kTile
       stage[at] = rec[j];
       stageDigit[at] = static_cast<std::uint8_t>(d);
+    } else {
+      if (local < allowed[d]) write(start[d] + local, rec[j]);
+      else ++changed; // more records of this digit than counted: never past its range
     }
+  }
+  if constexpr (staged) {
     __syncthreads();
     for (std::uint32_t k = t; k < found; k += Tuning::Cuda::kBlock) {
       const unsigned d = stageDigit[k];
       const std::uint32_t local = k - firstOf[d];
       if (local < allowed[d]) write(start[d] + local, stage[k]); // never past its range
-    }
-  } else {
-    __syncthreads();
-#pragma unroll
-    for (unsigned j = 0; j < kItems; ++j) {
-      const unsigned d = digit[j];
-      if (d == kNoDigit) continue;
-      const std::uint32_t local = warpCount[warp][d] + rank[j];
-      if (local < allowed[d]) write(start[d] + local, rec[j]);
-      else ++changed; // more records of this digit than counted: never past its range
     }
   }
   if (changed > 0) {
