@@ -2,11 +2,12 @@
 // Sieve host tests — denseScatterHost (keys::scatter_dense's OpenMP twin)
 // against a plain sequential counting sort: records of 4, 8, 12, 16 and 32
 // bytes, bucket counts on the one-pass / two-pass edges (1, 2, 2048, 2049,
-// 2^16, 2^23) and on the buffer's edges (4 lines a bucket up to 256 high
-// buckets, 2 up to 1024: 700, 2^19 + 1), skewed keys (every record in one
-// run), sizes on the line and team edges, teams of 1 .. 4 threads giving the
-// same bytes, placements of the output within a cache line and within a
-// bucket's block of 2 and 4 lines, guard bytes on both sides of
+// 2^16, 2^23) and on the buffer's edges (16 lines a bucket up to 512 high
+// buckets, 8 up to 1024, 4 above: 512, 513, 1024, 1025, 2^19 + 1 (513 high
+// buckets), 2^21 + 1 (1025)), skewed keys (every record in one run), sizes
+// on the line and team edges, teams of 1 .. 4 threads giving the same bytes,
+// placements of the output within a cache line and within a bucket's block
+// of 4, 8 and 16 lines (its last line included), guard bytes on both sides of
 // out and offsets, a digit outside the buckets (nothing written), a digit
 // that changes between the reads (counted, nothing written outside out),
 // and the argument checks.
@@ -56,15 +57,15 @@ RecordsOf<R> recordsOf(const std::vector<R>& in) {
   return RecordsOf<R>{in.data()};
 }
 
-/// `bytes` bytes `shift` bytes past kGuardBytes past a 256-byte boundary
-/// (a bucket's block of up to 4 lines), guarded both sides.
+/// `bytes` bytes `shift` bytes past kGuardBytes past a 1024-byte boundary
+/// (a bucket's block of up to 16 lines), guarded both sides.
 class Fenced {
  public:
   Fenced(std::size_t bytes, std::size_t shift)
-      : bytes_(bytes), raw_(bytes + 2 * kGuardBytes + 256 + 512) { // alignment, shift
+      : bytes_(bytes), raw_(bytes + 2 * kGuardBytes + 1024 + 1024) { // alignment, shift
     std::memset(raw_.data(), kGuard, raw_.size());
     const auto addr = reinterpret_cast<std::uintptr_t>(raw_.data());
-    begin_ = static_cast<std::size_t>((256 - addr % 256) % 256) + kGuardBytes + shift;
+    begin_ = static_cast<std::size_t>((1024 - addr % 1024) % 1024) + kGuardBytes + shift;
     std::memset(raw_.data() + begin_, 0x5A, bytes_);
   }
   unsigned char* data() { return raw_.data() + begin_; }
@@ -120,9 +121,13 @@ void expectScatter(i64 n, i64 K, unsigned seed, bool skew = false) {
   reference(in, K, ref, refOff);
   const std::size_t bytes = in.size() * sizeof(Rec<W>);
   for (int threads : {1, 2, 3, 4}) {
-    // Within the first line, and in the second and the last line of a block.
-    for (std::size_t shift : {std::size_t(0), sizeof(Rec<W>), 3 * sizeof(Rec<W>),
-                              64 + sizeof(Rec<W>), 192 + 3 * sizeof(Rec<W>)}) {
+    // out starts kGuardBytes (4 lines) + shift past a 1024-byte boundary:
+    // within its first line, in the second line of a block, mid-block, and
+    // in the last line of a block of 4 and 8 lines (192 + 3r) and of 16
+    // lines (704 + 2r).
+    for (std::size_t shift :
+         {std::size_t(0), sizeof(Rec<W>), 3 * sizeof(Rec<W>), 64 + sizeof(Rec<W>),
+          192 + 3 * sizeof(Rec<W>), 192 + 256 + sizeof(Rec<W>), 704 + 2 * sizeof(Rec<W>)}) {
       Fenced out(bytes, shift), off(static_cast<std::size_t>(K + 1) * 8, 0);
       const auto r = sieve::denseScatterHost(sieve::HostTeam{threads}, recordsOf(in), n,
                                              DigitOf<W>{}, K, reinterpret_cast<Rec<W>*>(out.data()),
@@ -140,10 +145,11 @@ void expectScatter(i64 n, i64 K, unsigned seed, bool skew = false) {
   }
 }
 
-// 257 .. 1024 high buckets (one pass: 700; two: ((2^19 + 1 - 1) >> 10) + 1 = 513)
-// buffer two lines a bucket, up to 256 four, above 1024 one.
-const i64 kBuckets[] = {1,    2,    3,    255,          256,    700,
-                        2048, 2049, 4097, i64(1) << 16, 100003, (i64(1) << 19) + 1};
+// The buffer: 16 lines a bucket up to 512 high buckets, 8 up to 1024, 4
+// above (one pass: 512, 513, 1024, 1025; two: ((2^19 + 1 - 1) >> 10) + 1 =
+// 513 high buckets).
+const i64 kBuckets[] = {1,    2,    3,    255,  256,  512,          513,    700,
+                        1024, 1025, 2048, 2049, 4097, i64(1) << 16, 100003, (i64(1) << 19) + 1};
 
 } // namespace
 
@@ -153,7 +159,8 @@ TEST(HostDenseScatter, MatchesTheSequentialCountingSort) {
       expectScatter<2>(n, K, 11u + static_cast<unsigned>(K + n));
   expectScatter<2>(i64(1) << 20, 1024, 5u);
   expectScatter<2>(i64(1) << 20, i64(1) << 16, 6u);
-  expectScatter<2>(i64(1) << 20, (i64(1) << 19) + 1, 7u); // two passes, streamed, 2 lines a bucket
+  expectScatter<2>(i64(1) << 20, (i64(1) << 19) + 1, 7u); // two passes, streamed, 8 lines a bucket
+  expectScatter<2>(i64(1) << 19, (i64(1) << 21) + 1, 8u); // 1025 high buckets, 4 lines a bucket
 }
 
 TEST(HostDenseScatter, RecordSizes) {
@@ -232,6 +239,41 @@ TEST(HostDenseScatter, ChangingDigitIsCountedAndStaysInside) {
     }
   }
   EXPECT_GT(reported, 8); // most changes move a bucket's count: reported
+}
+
+// Two passes: a digit that moves to another high bucket only on the third
+// read (the sort of each run) is counted there, and the run is written
+// back whole (those records at its end): out holds every record once.
+TEST(HostDenseScatter, DigitChangedBeforeTheRunSortIsCounted) {
+  const i64 K = i64(1) << 16, n = 200000;
+  const int lowBits = sieve::Impl::denseScatterPlan(K).lowBits;
+  ASSERT_GT(lowBits, 0);
+  for (int threads : {1, 2, 4}) {
+    std::vector<Rec<2>> in(static_cast<std::size_t>(n));
+    for (i64 i = 0; i < n; ++i)
+      in[static_cast<std::size_t>(i)] =
+          Rec<2>{{static_cast<std::uint32_t>(i * 7919 % K), static_cast<std::uint32_t>(i)}};
+    std::atomic<i64> calls{0};
+    const auto digit = [&](const Rec<2>& r) -> u64 {
+      const i64 c = calls.fetch_add(1, std::memory_order_relaxed);
+      if (c >= 2 * n && r.w[1] % 3 == 0) return (r.w[0] + (u64(1) << lowBits)) % K;
+      return r.w[0];
+    };
+    Fenced out(static_cast<std::size_t>(n) * 8, 8), off(static_cast<std::size_t>(K + 1) * 8, 0);
+    const auto r = sieve::denseScatterHost(sieve::HostTeam{threads}, recordsOf(in), n, digit, K,
+                                           reinterpret_cast<Rec<2>*>(out.data()),
+                                           reinterpret_cast<i64*>(off.data()));
+    EXPECT_EQ(r.outside, 0);
+    EXPECT_EQ(r.changed, (n + 2) / 3) << "threads " << threads;
+    EXPECT_TRUE(out.guardsIntact()) << "threads " << threads;
+    EXPECT_TRUE(off.guardsIntact()) << "threads " << threads;
+    std::vector<int> seen(static_cast<std::size_t>(n), 0);
+    const auto* o = reinterpret_cast<const Rec<2>*>(out.data());
+    for (i64 p = 0; p < n; ++p)
+      if (o[p].w[1] < static_cast<std::uint32_t>(n)) ++seen[o[p].w[1]];
+    for (i64 i = 0; i < n; ++i)
+      ASSERT_EQ(seen[static_cast<std::size_t>(i)], 1) << "record " << i << ", threads " << threads;
+  }
 }
 
 TEST(HostDenseScatter, ArgumentChecks) {

@@ -8,13 +8,13 @@
 // The scatter by the high digit follows, every thread from its own base in
 // every bucket (the buckets below plus the bucket's records in the chunks
 // before it), through per-bucket buffers of whole cache lines (non-temporal
-// stores for large outputs): stable. With a low digit, the scatter also
-// leaves every record's low digit beside it (a 2-byte plane: the key is not
-// computed again, and a key read through an index does not become a random
-// read); each high bucket's run of the output (~n / 2^highBits records: it
-// stays in cache) is then copied to the thread's buffer, counted by its low
-// digit (which gives the offsets of its keys) and written back in order:
-// stable again. Every record is read three times and written twice.
+// stores for large outputs): stable. With a low digit, each high bucket's run
+// of the output (~n / 2^highBits records: it stays in cache) is then copied
+// to the thread's buffer, its low digits computed from the records there (the
+// native faces take records that carry their key) and counted (which gives
+// the offsets of its keys), and the run written back in order: stable again.
+// Every record is read three times and written twice; nothing but the
+// records crosses memory (no plane of digits beside them).
 #pragma once
 
 #include <sieve/core/check.hpp>
@@ -51,6 +51,13 @@ namespace DenseHost {
 inline constexpr std::int64_t kMinPerThread = std::int64_t(1) << 14;
 /// From this many output bytes the scatter streams (non-temporal) lines.
 inline constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;
+/// A thread's line buffers: up to kMaxLines lines a bucket within
+/// kBufferLines lines (512 KiB: in a core's L2). Measured (2 threads, 2^24
+/// 8-byte records, one pass): 1024 buckets at 1 / 2 / 4 / 8 / 16 lines a
+/// bucket 36.6 / 29.0 / 26.1 / 25.0 / 23.9 ms; 2048 buckets at 8 lines
+/// 27.8 ms, at 16 (2 MiB) 39.9 ms; 256 buckets at 16 lines 22.6 ms.
+inline constexpr std::int64_t kMaxLines = 16;
+inline constexpr std::int64_t kBufferLines = 8192;
 
 /// One thread's scatter by the high digit through per-bucket line buffers.
 /// Cursors are virtual: destination + ph, ph the slot of out[0] within its
@@ -63,30 +70,30 @@ struct LineScatter {
   static constexpr std::int64_t kPerLine =
       kHostLine % sizeof(Rec) == 0 ? kHostLine / static_cast<std::int64_t>(sizeof(Rec)) : 0;
   Rec* out;
-  std::uint16_t* low;    // the low digit of every record, beside out (null: one pass)
   std::int64_t V, B, ph; // buckets; records a block (0: no buffers); phase
   std::vector<std::int64_t> cur, first, end;
-  Aligned buf, lowBuf;
+  Aligned buf;
 
-  LineScatter(Rec* o, std::uint16_t* lowPlane, std::int64_t buckets)
-      : out(o), low(lowPlane), V(buckets), B(blockOf(o, buckets)), ph(B > 0 ? phaseOf(o, B) : 0),
+  LineScatter(Rec* o, std::int64_t buckets)
+      : out(o), V(buckets), B(blockOf(o, buckets)), ph(B > 0 ? phaseOf(o, B) : 0),
         cur(static_cast<std::size_t>(buckets)), first(static_cast<std::size_t>(buckets)),
         end(static_cast<std::size_t>(buckets)),
-        buf(static_cast<std::size_t>(B > 0 ? buckets * B : 0) * sizeof(Rec)),
-        lowBuf(static_cast<std::size_t>(B > 0 && lowPlane != nullptr ? buckets * B : 0) * 2u) {}
+        buf(static_cast<std::size_t>(B > 0 ? buckets * B : 0) * sizeof(Rec)) {}
 
+  /// Records a bucket's block holds: the most lines (a power of two, up to
+  /// kMaxLines) that keep the buffers within kBufferLines lines; 0 (direct
+  /// stores) for records that do not tile a line or a misaligned output.
   static std::int64_t blockOf(const Rec* o, std::int64_t buckets) {
     if (kPerLine == 0 || reinterpret_cast<std::uintptr_t>(o) % sizeof(Rec) != 0) return 0;
-    return kPerLine * (buckets <= 256 ? 4 : buckets <= 1024 ? 2 : 1); // lines a bucket
+    std::int64_t lines = kMaxLines;
+    while (lines > 1 && lines * buckets > kBufferLines) lines /= 2;
+    return kPerLine * lines;
   }
   static std::int64_t phaseOf(const Rec* o, std::int64_t B) {
     const auto bytes = static_cast<std::uintptr_t>(B) * sizeof(Rec);
     return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(o) % bytes / sizeof(Rec));
   }
   Rec* lines(std::int64_t v) { return reinterpret_cast<Rec*>(buf.p) + v * B; }
-  std::uint16_t* lowLines(std::int64_t v) {
-    return reinterpret_cast<std::uint16_t*>(lowBuf.p) + v * B;
-  }
 
   /// Bucket v's slots [base, base + count) are this thread's.
   void range(std::int64_t v, std::int64_t base, std::int64_t count) {
@@ -106,8 +113,6 @@ struct LineScatter {
       const auto* s = reinterpret_cast<const unsigned char*>(l);
       for (std::int64_t b = 0; b < B * static_cast<std::int64_t>(sizeof(Rec)); b += kHostLine)
         storeLine<Stream>(d + b, s + b);
-      if (low != nullptr)
-        std::memcpy(low + (ls - ph), lowLines(v), static_cast<std::size_t>(B) * 2u);
     } else {
       writeOut(v, ls, c + 1);
     }
@@ -117,10 +122,8 @@ struct LineScatter {
   void writeOut(std::int64_t v, std::int64_t q0, std::int64_t q1) {
     const Rec* l = lines(v);
     const std::int64_t a = q0 > first[v] ? q0 : first[v], b = q1 < end[v] ? q1 : end[v];
-    for (std::int64_t q = a; q < b; ++q) {
+    for (std::int64_t q = a; q < b; ++q)
       std::memcpy(static_cast<void*>(out + (q - ph)), l + (q & (B - 1)), sizeof(Rec));
-      if (low != nullptr) low[q - ph] = lowLines(v)[q & (B - 1)];
-    }
   }
 
   /// The records still in the buffers; returns the records past the
@@ -138,10 +141,9 @@ struct LineScatter {
 
 /// Thread t's scatter of in[a, b) by the high digit (the hot loop on local
 /// pointers: the buffer stores do not make the compiler reload them).
-template <bool Stream, bool Low, class Rec, class RecOf, class DigitOf>
+template <bool Stream, class Rec, class RecOf, class DigitOf>
 std::int64_t scatterHigh(LineScatter<Rec>& w, const RecOf& recOf, std::int64_t a, std::int64_t b,
                          const DigitOf& digitOf, std::uint64_t K, int shift) {
-  const std::uint64_t lowMask = (std::uint64_t(1) << shift) - 1;
   std::int64_t changed = 0;
   std::int64_t* SIEVE_RESTRICT cur = w.cur.data();
   const std::int64_t* SIEVE_RESTRICT end = w.end.data();
@@ -155,13 +157,11 @@ std::int64_t scatterHigh(LineScatter<Rec>& w, const RecOf& recOf, std::int64_t a
         ++changed;
         continue;
       }
-      if constexpr (Low) w.low[cur[v]] = static_cast<std::uint16_t>(d & lowMask);
       out[cur[v]++] = r;
     }
     return changed;
   }
   Rec* SIEVE_RESTRICT buf = reinterpret_cast<Rec*>(w.buf.p);
-  std::uint16_t* SIEVE_RESTRICT lbuf = reinterpret_cast<std::uint16_t*>(w.lowBuf.p);
   const std::int64_t B = w.B, last = w.B - 1;
   for (std::int64_t i = a; i < b; ++i) {
     const Rec r = recOf(i);
@@ -174,7 +174,6 @@ std::int64_t scatterHigh(LineScatter<Rec>& w, const RecOf& recOf, std::int64_t a
     const std::int64_t c = cur[v]++;
     const std::int64_t s = c & last;
     buf[v * B + s] = r;
-    if constexpr (Low) lbuf[v * B + s] = static_cast<std::uint16_t>(d & lowMask);
     if (SIEVE_UNLIKELY(s == last)) w.template flush<Stream>(v, c);
   }
   changed += w.tails();
@@ -182,16 +181,47 @@ std::int64_t scatterHigh(LineScatter<Rec>& w, const RecOf& recOf, std::int64_t a
   return changed;
 }
 
+/// A low digit no record has (low digits are below 2^12): a record of the
+/// run whose digit changed since the scatter (written back at the run's end).
+inline constexpr std::uint16_t kNoLow = 0xFFFF;
+
 /// The run [s, s + m) of out (high bucket h) sorted in place by the low
-/// digits pass 1 left beside it (low[s, s + m)), through `tmp` (m records);
-/// the offsets of its keys written. In cache: a run is ~n / 2^highBits.
-template <class Rec>
-void sortRun(Rec* out, const std::uint16_t* low, std::int64_t s, std::int64_t m, std::uint64_t h,
-             std::uint64_t K, int shift, Rec* tmp, std::int64_t* cnt, std::int64_t* offsets) {
+/// digit: copied to `tmp` (m records) while its low digits are computed
+/// into `low` (m) and counted, then the run written back in order;
+/// the offsets of its keys written. In cache: a run is ~n / 2^highBits
+/// records. Returns the records whose digit is no longer in bucket h (a key
+/// functor that answers differently: they end the run, in record order).
+template <class Rec, class DigitOf>
+std::int64_t sortRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
+                     const DigitOf& digitOf, std::uint64_t K, int shift, Rec* tmp,
+                     std::uint16_t* low, std::int64_t* cnt, std::int64_t* offsets) {
   const std::int64_t L = std::int64_t(1) << shift;
-  std::memcpy(static_cast<void*>(tmp), out + s, static_cast<std::size_t>(m) * sizeof(Rec));
+  const std::uint64_t lowMask = static_cast<std::uint64_t>(L - 1);
   for (std::int64_t l = 0; l < L; ++l) cnt[l] = 0;
-  for (std::int64_t j = 0; j < m; ++j) ++cnt[low[s + j]];
+  std::uint64_t moved = 0; // nonzero once a digit left bucket h
+  const Rec* SIEVE_RESTRICT run = out + s;
+  for (std::int64_t j = 0; j < m; ++j) {
+    const Rec r = run[j];
+    tmp[j] = r;
+    const std::uint64_t d = digitOf(r);
+    moved |= ((d >> shift) ^ h) | static_cast<std::uint64_t>(d >= K);
+    low[j] = static_cast<std::uint16_t>(d & lowMask);
+    ++cnt[low[j]];
+  }
+  std::int64_t changed = 0;
+  if (SIEVE_UNLIKELY(moved != 0)) { // counted again without the records that moved
+    for (std::int64_t l = 0; l < L; ++l) cnt[l] = 0;
+    for (std::int64_t j = 0; j < m; ++j) {
+      const std::uint64_t d = digitOf(tmp[j]);
+      if (d >= K || (d >> shift) != h) {
+        low[j] = kNoLow;
+        ++changed;
+      } else {
+        low[j] = static_cast<std::uint16_t>(d & lowMask);
+        ++cnt[low[j]];
+      }
+    }
+  }
   std::int64_t c = s;
   for (std::int64_t l = 0; l < L; ++l) {
     const std::uint64_t k = (h << shift) + static_cast<std::uint64_t>(l);
@@ -200,7 +230,13 @@ void sortRun(Rec* out, const std::uint16_t* low, std::int64_t s, std::int64_t m,
     cnt[l] = c;
     c += t;
   }
-  for (std::int64_t j = 0; j < m; ++j) out[cnt[low[s + j]]++] = tmp[j];
+  if (SIEVE_UNLIKELY(changed > 0)) { // the records that moved last: out stays a permutation
+    std::int64_t rest = s + m - changed;
+    for (std::int64_t j = 0; j < m; ++j) out[low[j] != kNoLow ? cnt[low[j]]++ : rest++] = tmp[j];
+    return changed;
+  }
+  for (std::int64_t j = 0; j < m; ++j) out[cnt[low[j]]++] = tmp[j];
+  return 0;
 }
 
 } // namespace DenseHost
@@ -212,18 +248,25 @@ void sortRun(Rec* out, const std::uint16_t* low, std::int64_t s, std::int64_t m,
 /// in input order (so the result is unique: the same bytes on every team
 /// size), and offsets[d] = the first position of digit d (offsets[buckets] =
 /// n; buckets + 1 words). `digitOf(rec)` returns the record's digit as a
-/// std::uint64_t; one >= buckets is outside (returned, nothing written).
-/// Rec: trivially copyable. `buckets` in [1, 2^23] (denseScatterPlan(buckets).ok).
+/// std::uint64_t (called on every record in the count and the scatter, and
+/// for more than 2^11 buckets once more on the records of each run: cheap
+/// where the record carries its key, as on the native faces); one >=
+/// buckets is outside (returned, nothing written). Rec: trivially copyable.
+/// `buckets` in [1, 2^23] (denseScatterPlan(buckets).ok).
 ///
 /// One read of the records (the high-digit histograms per thread), the
 /// scatter by the high digit into `out` (line buffers; non-temporal stores
 /// from 8 MiB), and for more than 2^11 buckets every high bucket's run sorted
 /// by the low digit in place (in cache). O(n + buckets), blocking, on `team`
 /// (its own parallel region; fewer threads below 2^14 records per thread).
-/// Allocates, per call, a 2-byte low digit per record (two passes), and per
-/// thread its buffers (~200 KiB) and a copy of the largest run it sorts.
-/// What recOf reads must not
-/// overlap `out` (not checked here: the caller's rule).
+/// Allocates, per call, per thread its buffers (up to 512 KiB) and, with a
+/// low digit, a copy of the longest run it sorts (records and 2 bytes each:
+/// ~n / 2^highBits for even keys, up to n when a few keys hold them all).
+/// What recOf reads must not overlap `out` (not checked here: the caller's
+/// rule). A digit that changes between the reads is counted in `changed`:
+/// between the count and the scatter it leaves slots unwritten; only before
+/// the sort of its run, the records that left the run end it (out holds
+/// every record once, not in order).
 ///
 /// Throws std::invalid_argument, with nothing written, for n < 0, buckets
 /// outside [1, 2^23], or a null pointer (offsets always; out when n > 0).
@@ -251,8 +294,7 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
   std::vector<std::int64_t> starts(static_cast<std::size_t>(V + 1));
   std::vector<std::int64_t> outside(static_cast<std::size_t>(threads), 0);
   std::vector<std::int64_t> changed(static_cast<std::size_t>(threads), 0);
-  // The low digits pass 1 leaves beside its output (two passes only).
-  std::unique_ptr<std::uint16_t[]> lowPlane(shift > 0 && n > 0 ? new std::uint16_t[n] : nullptr);
+  std::vector<std::int64_t> sortChanged(static_cast<std::size_t>(threads), 0);
   Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {
     std::int64_t a, b;
     Impl::teamShare(t, n, a, b);
@@ -273,7 +315,7 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
     for (int u = 0; u < t.size; ++u) allOut += outside[u];
     if (allOut > 0) return; // every thread sees it: nothing is written
     // Thread t's bases: the buckets below, and this bucket in the chunks before.
-    LineScatter<Rec> w(out, lowPlane.get(), V);
+    LineScatter<Rec> w(out, V);
     std::int64_t below = 0;
     for (std::int64_t v = 0; v < V; ++v) {
       std::int64_t before = 0, all = 0;
@@ -287,17 +329,13 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
       below += all;
     }
     if (t.id == 0) starts[V] = below;
-    if (shift == 0)
-      changed[t.id] = stream ? scatterHigh<true, false>(w, recOf, a, b, digitOf, K, shift)
-                             : scatterHigh<false, false>(w, recOf, a, b, digitOf, K, shift);
-    else
-      changed[t.id] = stream ? scatterHigh<true, true>(w, recOf, a, b, digitOf, K, shift)
-                             : scatterHigh<false, true>(w, recOf, a, b, digitOf, K, shift);
+    changed[t.id] = stream ? scatterHigh<true>(w, recOf, a, b, digitOf, K, shift)
+                           : scatterHigh<false>(w, recOf, a, b, digitOf, K, shift);
     Impl::teamBarrier(t);
     std::int64_t allChanged = 0;
     for (int u = 0; u < t.size; ++u) allChanged += changed[u];
-    // A key that changed left slots (and their low digits) unwritten: the
-    // output is incomplete, reported; the runs are not sorted.
+    // A key that changed left slots unwritten: the output is incomplete,
+    // reported; the runs are not sorted.
     if (allChanged > 0) return;
     if (shift == 0) {
       if (t.id == 0) {
@@ -314,17 +352,18 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
       if (starts[v] >= lo && starts[v] < hi && starts[v + 1] - starts[v] > longest)
         longest = starts[v + 1] - starts[v];
     Impl::Aligned tmp(static_cast<std::size_t>(longest) * sizeof(Rec));
+    std::unique_ptr<std::uint16_t[]> low(new std::uint16_t[static_cast<std::size_t>(longest)]);
     std::vector<std::int64_t> cnt(std::size_t(1) << shift);
     for (std::int64_t v = 0; v < V; ++v)
       if (starts[v] >= lo && starts[v] < hi)
-        sortRun(out, lowPlane.get(), starts[v], starts[v + 1] - starts[v],
-                static_cast<std::uint64_t>(v), K, shift, reinterpret_cast<Rec*>(tmp.p), cnt.data(),
-                offsets);
+        sortChanged[t.id] += sortRun(out, starts[v], starts[v + 1] - starts[v],
+                                     static_cast<std::uint64_t>(v), digitOf, K, shift,
+                                     reinterpret_cast<Rec*>(tmp.p), low.get(), cnt.data(), offsets);
     if (t.id == 0) offsets[buckets] = n;
   });
   for (int u = 0; u < threads; ++u) {
     res.outside += outside[u];
-    res.changed += changed[u];
+    res.changed += changed[u] + sortChanged[u];
   }
   return res;
 }
