@@ -201,16 +201,56 @@ TEST(HostDenseScatter, OutsideDigitWritesNothing) {
   }
 }
 
+namespace {
+
+/// n records of 2 words, record i's key i * 7919 % K (every key, spread).
+std::vector<Rec<2>> spreadRecords(i64 n, i64 K) {
+  std::vector<Rec<2>> in(static_cast<std::size_t>(n));
+  for (i64 i = 0; i < n; ++i)
+    in[static_cast<std::size_t>(i)] =
+        Rec<2>{{static_cast<std::uint32_t>(i * 7919 % K), static_cast<std::uint32_t>(i)}};
+  return in;
+}
+
+/// Whether out[0, n) holds each record 0 .. n - 1 (by its word 1) once.
+::testing::AssertionResult eachRecordOnce(const unsigned char* bytes, i64 n) {
+  std::vector<int> seen(static_cast<std::size_t>(n), 0);
+  const auto* o = reinterpret_cast<const Rec<2>*>(bytes);
+  for (i64 p = 0; p < n; ++p)
+    if (o[p].w[1] < static_cast<std::uint32_t>(n)) ++seen[o[p].w[1]];
+  for (i64 i = 0; i < n; ++i)
+    if (seen[static_cast<std::size_t>(i)] != 1)
+      return ::testing::AssertionFailure()
+             << "record " << i << " is there " << seen[static_cast<std::size_t>(i)] << " times";
+  return ::testing::AssertionSuccess();
+}
+
+/// denseScatterHost of `in` by `digit` into guarded out and offsets.
+struct FencedScatter {
+  sieve::DenseScatterHostResult r;
+  Fenced out, off;
+};
+template <class Digit>
+FencedScatter scatterFenced(int threads, const std::vector<Rec<2>>& in, const Digit& digit, i64 K) {
+  const i64 n = static_cast<i64>(in.size());
+  FencedScatter f{{},
+                  Fenced(static_cast<std::size_t>(n) * 8, 8),
+                  Fenced(static_cast<std::size_t>(K + 1) * 8, 0)};
+  f.r = sieve::denseScatterHost(sieve::HostTeam{threads}, recordsOf(in), n, digit, K,
+                                reinterpret_cast<Rec<2>*>(f.out.data()),
+                                reinterpret_cast<i64*>(f.off.data()));
+  return f;
+}
+
+} // namespace
+
 TEST(HostDenseScatter, ChangingDigitIsCountedAndStaysInside) {
   // After the first read, every third record answers another digit.
   int reported = 0;
   for (i64 K : {i64(7), i64(300), i64(5000), i64(1) << 16}) {
     for (int threads : {1, 2, 4}) {
       const i64 n = 100000;
-      std::vector<Rec<2>> in(static_cast<std::size_t>(n));
-      for (i64 i = 0; i < n; ++i)
-        in[static_cast<std::size_t>(i)] =
-            Rec<2>{{static_cast<std::uint32_t>(i * 7919 % K), static_cast<std::uint32_t>(i)}};
+      const auto in = spreadRecords(n, K);
       std::atomic<i64> calls{0};
       const auto digit = [&](const Rec<2>& r) -> u64 {
         const i64 c = calls.fetch_add(1, std::memory_order_relaxed);
@@ -218,21 +258,16 @@ TEST(HostDenseScatter, ChangingDigitIsCountedAndStaysInside) {
           return (r.w[0] + 1 + (static_cast<u64>(c) * 2654435761u >> 7) % 5) % K;
         return r.w[0];
       };
-      Fenced out(static_cast<std::size_t>(n) * 8, 8), off(static_cast<std::size_t>(K + 1) * 8, 0);
-      const auto r = sieve::denseScatterHost(sieve::HostTeam{threads}, recordsOf(in), n, digit, K,
-                                             reinterpret_cast<Rec<2>*>(out.data()),
-                                             reinterpret_cast<i64*>(off.data()));
+      auto f = scatterFenced(threads, in, digit, K);
+      const auto& r = f.r;
       EXPECT_EQ(r.outside, 0);
-      EXPECT_TRUE(out.guardsIntact()) << "K = " << K << ", threads " << threads;
-      EXPECT_TRUE(off.guardsIntact()) << "K = " << K << ", threads " << threads;
+      EXPECT_TRUE(f.out.guardsIntact()) << "K = " << K << ", threads " << threads;
+      EXPECT_TRUE(f.off.guardsIntact()) << "K = " << K << ", threads " << threads;
       // Unless the change is reported, no record is lost: out holds every
       // input record once (a change that keeps every bucket's count only
       // moves records between equal-sized slots).
       if (r.changed == 0) {
-        std::vector<int> seen(static_cast<std::size_t>(n), 0);
-        const auto* o = reinterpret_cast<const Rec<2>*>(out.data());
-        for (i64 p = 0; p < n; ++p) ++seen[o[p].w[1] % static_cast<std::uint32_t>(n)];
-        for (i64 i = 0; i < n; ++i) ASSERT_EQ(seen[static_cast<std::size_t>(i)], 1) << i;
+        EXPECT_TRUE(eachRecordOnce(f.out.data(), n)) << "K = " << K << ", threads " << threads;
       } else {
         ++reported;
       }
@@ -249,30 +284,19 @@ TEST(HostDenseScatter, DigitChangedBeforeTheRunSortIsCounted) {
   const int lowBits = sieve::Impl::denseScatterPlan(K).lowBits;
   ASSERT_GT(lowBits, 0);
   for (int threads : {1, 2, 4}) {
-    std::vector<Rec<2>> in(static_cast<std::size_t>(n));
-    for (i64 i = 0; i < n; ++i)
-      in[static_cast<std::size_t>(i)] =
-          Rec<2>{{static_cast<std::uint32_t>(i * 7919 % K), static_cast<std::uint32_t>(i)}};
+    const auto in = spreadRecords(n, K);
     std::atomic<i64> calls{0};
     const auto digit = [&](const Rec<2>& r) -> u64 {
       const i64 c = calls.fetch_add(1, std::memory_order_relaxed);
       if (c >= 2 * n && r.w[1] % 3 == 0) return (r.w[0] + (u64(1) << lowBits)) % K;
       return r.w[0];
     };
-    Fenced out(static_cast<std::size_t>(n) * 8, 8), off(static_cast<std::size_t>(K + 1) * 8, 0);
-    const auto r = sieve::denseScatterHost(sieve::HostTeam{threads}, recordsOf(in), n, digit, K,
-                                           reinterpret_cast<Rec<2>*>(out.data()),
-                                           reinterpret_cast<i64*>(off.data()));
-    EXPECT_EQ(r.outside, 0);
-    EXPECT_EQ(r.changed, (n + 2) / 3) << "threads " << threads;
-    EXPECT_TRUE(out.guardsIntact()) << "threads " << threads;
-    EXPECT_TRUE(off.guardsIntact()) << "threads " << threads;
-    std::vector<int> seen(static_cast<std::size_t>(n), 0);
-    const auto* o = reinterpret_cast<const Rec<2>*>(out.data());
-    for (i64 p = 0; p < n; ++p)
-      if (o[p].w[1] < static_cast<std::uint32_t>(n)) ++seen[o[p].w[1]];
-    for (i64 i = 0; i < n; ++i)
-      ASSERT_EQ(seen[static_cast<std::size_t>(i)], 1) << "record " << i << ", threads " << threads;
+    auto f = scatterFenced(threads, in, digit, K);
+    EXPECT_EQ(f.r.outside, 0);
+    EXPECT_EQ(f.r.changed, (n + 2) / 3) << "threads " << threads;
+    EXPECT_TRUE(f.out.guardsIntact()) << "threads " << threads;
+    EXPECT_TRUE(f.off.guardsIntact()) << "threads " << threads;
+    EXPECT_TRUE(eachRecordOnce(f.out.data(), n)) << "threads " << threads;
   }
 }
 
