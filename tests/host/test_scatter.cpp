@@ -9,7 +9,8 @@
 // placements of the output within a cache line and within a bucket's block
 // of 4, 8 and 16 lines (its last line included), guard bytes on both sides of
 // out and offsets, a digit outside the buckets (nothing written), a digit
-// that changes between the reads (counted, nothing written outside out),
+// that changes between the reads (counted, nothing written outside out;
+// before the sort of a run: the run still whole, its moved records last),
 // and the argument checks.
 #include <sieve/core/radix.hpp>
 #include <sieve/native/host/scatter.hpp>
@@ -121,13 +122,13 @@ void expectScatter(i64 n, i64 K, unsigned seed, bool skew = false) {
   reference(in, K, ref, refOff);
   const std::size_t bytes = in.size() * sizeof(Rec<W>);
   for (int threads : {1, 2, 3, 4}) {
-    // out starts kGuardBytes (4 lines) + shift past a 1024-byte boundary:
-    // within its first line, in the second line of a block, mid-block, and
-    // in the last line of a block of 4 and 8 lines (192 + 3r) and of 16
-    // lines (704 + 2r).
-    for (std::size_t shift :
-         {std::size_t(0), sizeof(Rec<W>), 3 * sizeof(Rec<W>), 64 + sizeof(Rec<W>),
-          192 + 3 * sizeof(Rec<W>), 192 + 256 + sizeof(Rec<W>), 704 + 2 * sizeof(Rec<W>)}) {
+    // out starts kGuardBytes (256) + shift bytes past a 1024-byte boundary,
+    // rb the record size: on a line, one or three records in, in the next
+    // line, in the last line of a block of 4 and of 8 lines (192 + rb: 448 +
+    // rb past the boundary), mid-block of 16 (448 + rb) and in the last line
+    // of a block of 16 lines (704 + rb: 960 + rb).
+    const std::size_t rb = sizeof(Rec<W>);
+    for (std::size_t shift : {std::size_t(0), rb, 3 * rb, 64 + rb, 192 + rb, 448 + rb, 704 + rb}) {
       Fenced out(bytes, shift), off(static_cast<std::size_t>(K + 1) * 8, 0);
       const auto r = sieve::denseScatterHost(sieve::HostTeam{threads}, recordsOf(in), n,
                                              DigitOf<W>{}, K, reinterpret_cast<Rec<W>*>(out.data()),
@@ -161,6 +162,10 @@ TEST(HostDenseScatter, MatchesTheSequentialCountingSort) {
   expectScatter<2>(i64(1) << 20, i64(1) << 16, 6u);
   expectScatter<2>(i64(1) << 20, (i64(1) << 19) + 1, 7u); // two passes, streamed, 8 lines a bucket
   expectScatter<2>(i64(1) << 19, (i64(1) << 21) + 1, 8u); // 1025 high buckets, 4 lines a bucket
+  // Whole blocks of 16 and of 4 lines in one pass (the small cases above
+  // mostly end in partial blocks).
+  expectScatter<2>(i64(1) << 20, 512, 9u);
+  expectScatter<2>(i64(1) << 20, 1025, 10u);
 }
 
 TEST(HostDenseScatter, RecordSizes) {
@@ -276,27 +281,73 @@ TEST(HostDenseScatter, ChangingDigitIsCountedAndStaysInside) {
   EXPECT_GT(reported, 8); // most changes move a bucket's count: reported
 }
 
-// Two passes: a digit that moves to another high bucket only on the third
-// read (the sort of each run) is counted there, and the run is written
-// back whole (those records at its end): out holds every record once.
-TEST(HostDenseScatter, DigitChangedBeforeTheRunSortIsCounted) {
+namespace {
+
+/// The record ids (word 1) of out[0, n), in order.
+std::vector<std::uint32_t> idsOf(const unsigned char* bytes, i64 n) {
+  std::vector<std::uint32_t> ids(static_cast<std::size_t>(n));
+  const auto* o = reinterpret_cast<const Rec<2>*>(bytes);
+  for (i64 p = 0; p < n; ++p) ids[static_cast<std::size_t>(p)] = o[p].w[1];
+  return ids;
+}
+
+} // namespace
+
+// Two passes, a digit that changes only on the third read (the sort of each
+// run). Moved to another high bucket (every third record): counted there,
+// and each run holds its other records in order with the moved ones after
+// them in record order (out holds every record once), the offsets those of
+// the records that stayed. Only its low digit changed: not counted, placed
+// by the new digit in its run (the order a stable sort by the digits of the
+// third read gives).
+TEST(HostDenseScatter, DigitChangedBeforeTheRunSort) {
   const i64 K = i64(1) << 16, n = 200000;
   const int lowBits = sieve::Impl::denseScatterPlan(K).lowBits;
   ASSERT_GT(lowBits, 0);
-  for (int threads : {1, 2, 4}) {
-    const auto in = spreadRecords(n, K);
-    std::atomic<i64> calls{0};
-    const auto digit = [&](const Rec<2>& r) -> u64 {
-      const i64 c = calls.fetch_add(1, std::memory_order_relaxed);
-      if (c >= 2 * n && r.w[1] % 3 == 0) return (r.w[0] + (u64(1) << lowBits)) % K;
-      return r.w[0];
+  const u64 lowMask = (u64(1) << lowBits) - 1;
+  const auto in = spreadRecords(n, K);
+  for (const bool highMoves : {true, false}) {
+    const auto third = [&](const Rec<2>& r) -> u64 {
+      if (r.w[1] % 3 != 0) return r.w[0];
+      return highMoves ? (r.w[0] + (u64(1) << lowBits)) % K
+                       : (r.w[0] & ~lowMask) | ((r.w[0] + 1) & lowMask);
     };
-    auto f = scatterFenced(threads, in, digit, K);
-    EXPECT_EQ(f.r.outside, 0);
-    EXPECT_EQ(f.r.changed, (n + 2) / 3) << "threads " << threads;
-    EXPECT_TRUE(f.out.guardsIntact()) << "threads " << threads;
-    EXPECT_TRUE(f.off.guardsIntact()) << "threads " << threads;
-    EXPECT_TRUE(eachRecordOnce(f.out.data(), n)) << "threads " << threads;
+    // The reference: each high bucket's run, its staying records by their
+    // third digit (stable), then (highMoves) its moved records.
+    std::vector<std::vector<std::uint32_t>> stay(static_cast<std::size_t>(K));
+    std::vector<std::vector<std::uint32_t>> moved(static_cast<std::size_t>(K >> lowBits));
+    for (const auto& r : in) {
+      if ((third(r) >> lowBits) == (r.w[0] >> lowBits)) stay[third(r)].push_back(r.w[1]);
+      else moved[r.w[0] >> lowBits].push_back(r.w[1]);
+    }
+    std::vector<std::uint32_t> ref;
+    std::vector<i64> refOff(static_cast<std::size_t>(K + 1), -1);
+    for (i64 k = 0; k < K; ++k) {
+      refOff[static_cast<std::size_t>(k)] = static_cast<i64>(ref.size());
+      ref.insert(ref.end(), stay[static_cast<std::size_t>(k)].begin(),
+                 stay[static_cast<std::size_t>(k)].end());
+      if ((static_cast<u64>(k) & lowMask) == lowMask) // the run's last key: its moved records
+        ref.insert(ref.end(), moved[static_cast<std::size_t>(k >> lowBits)].begin(),
+                   moved[static_cast<std::size_t>(k >> lowBits)].end());
+    }
+    refOff[static_cast<std::size_t>(K)] = n;
+    ASSERT_EQ(static_cast<i64>(ref.size()), n);
+    for (int threads : {1, 2, 4}) {
+      std::atomic<i64> calls{0};
+      const auto digit = [&](const Rec<2>& r) -> u64 {
+        return calls.fetch_add(1, std::memory_order_relaxed) >= 2 * n ? third(r) : r.w[0];
+      };
+      auto f = scatterFenced(threads, in, digit, K);
+      const std::string what = std::string(highMoves ? "high digit moved" : "low digit moved") +
+                               ", threads " + std::to_string(threads);
+      EXPECT_EQ(f.r.outside, 0) << what;
+      EXPECT_EQ(f.r.changed, highMoves ? (n + 2) / 3 : 0) << what;
+      EXPECT_TRUE(f.out.guardsIntact()) << what;
+      EXPECT_TRUE(f.off.guardsIntact()) << what;
+      EXPECT_TRUE(eachRecordOnce(f.out.data(), n)) << what;
+      EXPECT_EQ(idsOf(f.out.data(), n), ref) << what;
+      EXPECT_EQ(std::memcmp(f.off.data(), refOff.data(), refOff.size() * 8), 0) << what;
+    }
   }
 }
 

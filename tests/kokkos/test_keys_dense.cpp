@@ -488,14 +488,12 @@ TEST(KeysDense, ViewKeyChangesNeverLosesSilently) {
   }
 }
 
-// Past 32 MiB of output with more than 2^12 keys the native faces run the
-// scatter (OpenMP: denseScatterHost's two passes); every face must give the
-// reference's bytes: blocking, range computed, and on a workspace, into an
-// output 3 elements past a line boundary; a key outside the range throws
-// (blocking) or is surfaced by check() (workspace) with nothing written.
-TEST(KeysDense, LargeOutputs) {
-  const i64 n = (i64(1) << 22) + 5; // 8-byte records: just past 32 MiB
-  const int K = 70000;
+namespace {
+// n 8-byte records over K keys from -7: every face must give the reference's
+// bytes: blocking, range computed, and on a workspace, into an output 3
+// elements past a line boundary; a key outside the range throws (blocking)
+// or is surfaced by check() (workspace) with nothing written.
+void expectLargeDense(const i64 n, const int K) {
   std::vector<Rec<int>> in(static_cast<std::size_t>(n));
   std::uint64_t x = 12345;
   for (i64 i = 0; i < n; ++i) {
@@ -565,6 +563,15 @@ TEST(KeysDense, LargeOutputs) {
   }
   for (const auto& e : toHost(all)) ASSERT_EQ(e, s);
 }
+} // namespace
+
+// Past 32 MiB of output with more than 2^12 keys the native faces run the
+// scatter (OpenMP: denseScatterHost's two passes).
+TEST(KeysDense, LargeOutputs) { expectLargeDense((i64(1) << 22) + 5, 70000); }
+
+// Past 128 MiB of output with up to 2^11 keys the OpenMP face runs the
+// native scatter's one pass (through line buffers of 8 lines a bucket).
+TEST(KeysDense, LargeOutputsFewKeys) { expectLargeDense((i64(1) << 24) + 5, 1000); }
 
 // scatter_sparse of keys whose span holds at most 2^23 keys, past 32 MiB of
 // output: the native faces take the dense scatter, then the keys present.

@@ -122,19 +122,21 @@ SIEVE_INLINE constexpr DenseScatterPlan denseScatterPlan(std::int64_t buckets) {
 /// Whether the native dense scatter pays on a host face for `records`
 /// records of `recordBytes` bytes into `buckets` buckets, against the
 /// portable counting sort (one direct scatter, in cache below the last-level
-/// cache): the one-pass plan from 128 MiB of output, the two-pass plan past
-/// 2^12 buckets from 32 MiB. Measured (2 threads, 8-byte records, the
-/// native / portable time): one pass at 2^24 records 0.76x (2^8 keys), 0.83x
-/// (2^10), 0.91x (2^11); at 2^23 records 0.80x (2^8) and 1.05x (2^10); at
-/// 2^22 1.08x (2^10). Two passes: 2^12 keys at 2^24 (6 + 6 bits: runs of
-/// 2 MiB, past L2) 1.2x; 2^16 keys at 2^22 records 0.83x, at 2^23 0.71x,
-/// at 2^24 0.52x.
+/// cache): the one-pass plan from 128 MiB of output for records that tile a
+/// cache line (others have no line buffers there: not measured), the
+/// two-pass plan past 2^12 buckets from 32 MiB. Measured (2 threads, 8-byte
+/// records, the native / portable time): one pass at 2^24 records 0.76x
+/// (2^8 keys), 0.83x (2^10), 0.91x (2^11); at 2^23 records 0.80x (2^8) and
+/// 1.05x (2^10); at 2^22 1.08x (2^10). Two passes: 2^12 keys at 2^24 (6 + 6
+/// bits: runs of 2 MiB, past L2) 1.2x; 2^16 keys at 2^22 records 0.83x, at
+/// 2^23 0.71x, at 2^24 0.52x.
 SIEVE_INLINE constexpr bool denseScatterNativePays(std::int64_t buckets, std::int64_t records,
                                                    std::int64_t recordBytes) {
   const DenseScatterPlan plan = denseScatterPlan(buckets);
   const std::int64_t bytes = records * recordBytes;
   if (!plan.ok) return false;
-  if (plan.lowBits == 0) return bytes >= (std::int64_t(128) << 20);
+  if (plan.lowBits == 0)
+    return recordBytes > 0 && 64 % recordBytes == 0 && bytes >= (std::int64_t(128) << 20);
   return buckets > (std::int64_t(1) << 12) && bytes >= (std::int64_t(32) << 20);
 }
 

@@ -234,8 +234,8 @@ inline void failKeyChanged(const char* fn, i64 changed) {
   sieve::Impl::fail(fn, "the input changed between the counting and the scatter passes (" +
                             std::to_string(changed) +
                             " element(s) moved to another key): a key functor must return the "
-                            "same key on every call; output is incomplete (nothing was written "
-                            "outside it)");
+                            "same key on every call; the output is incomplete or out of key "
+                            "order (nothing was written outside it)");
 }
 
 /// scatter_dense, checked types. `hasRange`: [minKey, maxKey] given.

@@ -37,8 +37,10 @@ namespace sieve {
 
 /// What denseScatterHost found: records whose digit is outside [0, buckets)
 /// (counted by the first read: then nothing was written), and records whose
-/// digit changed between its reads (a key functor that answers differently:
-/// they were written nowhere, the output is incomplete; 0 for a pure one).
+/// digit changed between its reads (a key functor that answers differently;
+/// 0 for a pure one): before the scatter, they were written nowhere (the
+/// output is incomplete); before the sort of their run, they end the run
+/// (every record is in out once, not all in digit order).
 struct DenseScatterHostResult {
   std::int64_t outside = 0;
   std::int64_t changed = 0;
@@ -52,10 +54,11 @@ inline constexpr std::int64_t kMinPerThread = std::int64_t(1) << 14;
 /// From this many output bytes the scatter streams (non-temporal) lines.
 inline constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;
 /// A thread's line buffers: up to kMaxLines lines a bucket within
-/// kBufferLines lines (512 KiB: in a core's L2). Measured (2 threads, 2^24
-/// 8-byte records, one pass): 1024 buckets at 1 / 2 / 4 / 8 / 16 lines a
-/// bucket 36.6 / 29.0 / 26.1 / 25.0 / 23.9 ms; 2048 buckets at 8 lines
-/// 27.8 ms, at 16 (2 MiB) 39.9 ms; 256 buckets at 16 lines 22.6 ms.
+/// kBufferLines lines (512 KiB: in a core's 1 MiB L2 beside the records in
+/// flight). Measured (2 threads, 2^24 8-byte records, one pass): 1024
+/// buckets at 1 / 2 / 4 / 8 / 16 lines a bucket 36.6 / 29.0 / 26.1 / 25.0 /
+/// 23.9 ms (8: 512 KiB, within the noise of 16); 2048 buckets at 8 lines
+/// (1 MiB) 27.8 ms, at 16 (2 MiB) 39.9 ms; 256 buckets at 16 lines 22.6 ms.
 inline constexpr std::int64_t kMaxLines = 16;
 inline constexpr std::int64_t kBufferLines = 8192;
 
@@ -181,16 +184,19 @@ std::int64_t scatterHigh(LineScatter<Rec>& w, const RecOf& recOf, std::int64_t a
   return changed;
 }
 
-/// A low digit no record has (low digits are below 2^12): a record of the
-/// run whose digit changed since the scatter (written back at the run's end).
+/// A low digit no record has: a record of the run whose digit changed since
+/// the scatter (written back at the run's end).
 inline constexpr std::uint16_t kNoLow = 0xFFFF;
+static_assert(Impl::denseScatterPlan(std::int64_t(1) << 23).lowBits < 16,
+              "low digits must fit 16 bits below kNoLow");
 
 /// The run [s, s + m) of out (high bucket h) sorted in place by the low
-/// digit: copied to `tmp` (m records) while its low digits are computed
-/// into `low` (m) and counted, then the run written back in order;
+/// digit: copied to the scratch `tmp` (m records) while its low digits are
+/// computed into `low` (m) and counted, then the run written back in order;
 /// the offsets of its keys written. In cache: a run is ~n / 2^highBits
 /// records. Returns the records whose digit is no longer in bucket h (a key
-/// functor that answers differently: they end the run, in record order).
+/// functor that answers differently: they end the run, in record order,
+/// after digitOf is called once more on the run's records).
 template <class Rec, class DigitOf>
 std::int64_t sortRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
                      const DigitOf& digitOf, std::uint64_t K, int shift, Rec* tmp,
@@ -249,10 +255,11 @@ std::int64_t sortRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
 /// size), and offsets[d] = the first position of digit d (offsets[buckets] =
 /// n; buckets + 1 words). `digitOf(rec)` returns the record's digit as a
 /// std::uint64_t (called on every record in the count and the scatter, and
-/// for more than 2^11 buckets once more on the records of each run: cheap
-/// where the record carries its key, as on the native faces); one >=
-/// buckets is outside (returned, nothing written). Rec: trivially copyable.
-/// `buckets` in [1, 2^23] (denseScatterPlan(buckets).ok).
+/// for more than 2^11 buckets once more on the records of each run, twice on
+/// a run where a digit moved: cheap where the record carries its key, as on
+/// the native faces); one >= buckets is outside (returned, nothing written).
+/// Rec: trivially copyable. `buckets` in [1, 2^23]
+/// (denseScatterPlan(buckets).ok).
 ///
 /// One read of the records (the high-digit histograms per thread), the
 /// scatter by the high digit into `out` (line buffers; non-temporal stores
@@ -263,10 +270,12 @@ std::int64_t sortRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
 /// low digit, a copy of the longest run it sorts (records and 2 bytes each:
 /// ~n / 2^highBits for even keys, up to n when a few keys hold them all).
 /// What recOf reads must not overlap `out` (not checked here: the caller's
-/// rule). A digit that changes between the reads is counted in `changed`:
-/// between the count and the scatter it leaves slots unwritten; only before
-/// the sort of its run, the records that left the run end it (out holds
-/// every record once, not in order).
+/// rule). A digit that changes between the reads is counted in `changed`
+/// when it moves its record out of its high bucket: between the count and
+/// the scatter it leaves slots unwritten; only before the sort of its run,
+/// the records that left the run end it (out holds every record once, not
+/// in order). One that changes only its low digit before the sort places
+/// its record by the new digit, in its run (nothing lost, not counted).
 ///
 /// Throws std::invalid_argument, with nothing written, for n < 0, buckets
 /// outside [1, 2^23], or a null pointer (offsets always; out when n > 0).
@@ -354,11 +363,13 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
     Impl::Aligned tmp(static_cast<std::size_t>(longest) * sizeof(Rec));
     std::unique_ptr<std::uint16_t[]> low(new std::uint16_t[static_cast<std::size_t>(longest)]);
     std::vector<std::int64_t> cnt(std::size_t(1) << shift);
+    std::int64_t moved = 0;
     for (std::int64_t v = 0; v < V; ++v)
       if (starts[v] >= lo && starts[v] < hi)
-        sortChanged[t.id] += sortRun(out, starts[v], starts[v + 1] - starts[v],
-                                     static_cast<std::uint64_t>(v), digitOf, K, shift,
-                                     reinterpret_cast<Rec*>(tmp.p), low.get(), cnt.data(), offsets);
+        moved += sortRun(out, starts[v], starts[v + 1] - starts[v], static_cast<std::uint64_t>(v),
+                         digitOf, K, shift, reinterpret_cast<Rec*>(tmp.p), low.get(), cnt.data(),
+                         offsets);
+    sortChanged[t.id] = moved;
     if (t.id == 0) offsets[buckets] = n;
   });
   for (int u = 0; u < threads; ++u) {
