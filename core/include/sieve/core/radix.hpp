@@ -136,7 +136,8 @@ SIEVE_INLINE constexpr bool denseScatterNativePays(std::int64_t buckets, std::in
   const std::int64_t bytes = records * recordBytes;
   if (!plan.ok) return false;
   if (plan.lowBits == 0)
-    return recordBytes > 0 && 64 % recordBytes == 0 && bytes >= (std::int64_t(128) << 20);
+    return recordBytes > 0 && Tuning::Host::kLineBytes % recordBytes == 0 &&
+           bytes >= (std::int64_t(128) << 20);
   return buckets > (std::int64_t(1) << 12) && bytes >= (std::int64_t(32) << 20);
 }
 

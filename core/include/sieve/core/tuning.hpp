@@ -19,6 +19,9 @@ namespace Tuning {
 
 /// The OpenMP host twins (native/src/host, cpu::Scan).
 namespace Host {
+/// Bytes of a cache line: the unit the buffered host scatters write whole
+/// (native/host/lines.hpp kHostLine; the dense scatter's rule in radix.hpp).
+inline constexpr int kLineBytes = 64;
 /// Samples per thread below which compaction does not split further (the
 /// per-thread counts it shares then fit its scratch: layout.hpp).
 inline constexpr std::int64_t kCompactMinPerThread = 64 * 1024;

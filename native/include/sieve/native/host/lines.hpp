@@ -3,6 +3,8 @@
 // buffers (radixOrderHost, denseScatterHost, selectHost).
 #pragma once
 
+#include <sieve/core/tuning.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -16,7 +18,7 @@ namespace sieve {
 namespace Impl {
 
 /// Bytes of one cache line: the unit the buffered scatters write.
-inline constexpr int kHostLine = 64;
+inline constexpr int kHostLine = Tuning::Host::kLineBytes;
 
 /// Store the 64 bytes at `src` (any address) to `dst` (64-byte aligned):
 /// with `Stream`, non-temporal stores (no read for ownership, no cache
