@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include "scatter_helpers.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -29,9 +31,6 @@ namespace {
 
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
-
-constexpr unsigned char kGuard = 0xA5;
-constexpr std::size_t kGuardBytes = 256;
 
 /// A record of `W` 32-bit words: word 0 the key, word 1 the input position.
 template <int W>
@@ -58,33 +57,7 @@ RecordsOf<R> recordsOf(const std::vector<R>& in) {
   return RecordsOf<R>{in.data()};
 }
 
-/// `bytes` bytes `shift` bytes past kGuardBytes past a 1024-byte boundary
-/// (a bucket's block of up to 16 lines), guarded both sides.
-class Fenced {
- public:
-  Fenced(std::size_t bytes, std::size_t shift)
-      : bytes_(bytes), raw_(bytes + 2 * kGuardBytes + 1024 + 1024) { // alignment, shift
-    std::memset(raw_.data(), kGuard, raw_.size());
-    const auto addr = reinterpret_cast<std::uintptr_t>(raw_.data());
-    begin_ = static_cast<std::size_t>((1024 - addr % 1024) % 1024) + kGuardBytes + shift;
-    std::memset(raw_.data() + begin_, 0x5A, bytes_);
-  }
-  unsigned char* data() { return raw_.data() + begin_; }
-  bool guardsIntact() const {
-    for (std::size_t i = 0; i < raw_.size(); ++i)
-      if ((i < begin_ || i >= begin_ + bytes_) && raw_[i] != kGuard) return false;
-    return true;
-  }
-  bool untouched() const {
-    for (std::size_t i = begin_; i < begin_ + bytes_; ++i)
-      if (raw_[i] != 0x5A) return false;
-    return guardsIntact();
-  }
-
- private:
-  std::size_t bytes_, begin_ = 0;
-  std::vector<unsigned char> raw_;
-};
+using host_test::Fenced;
 
 template <int W>
 std::vector<Rec<W>> makeRecords(i64 n, i64 K, unsigned seed, bool skew = false) {
@@ -358,13 +331,7 @@ TEST(HostDenseScatter, ArgumentChecks) {
     return sieve::denseScatterHost(sieve::HostTeam{2}, recordsOf(i), n, DigitOf<2>{}, K, o, f);
   };
   const auto throwsNaming = [&](auto&& f, const char* word) {
-    try {
-      f();
-      ADD_FAILURE() << "no exception (" << word << ")";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("sieve::denseScatterHost"), std::string::npos);
-    }
+    host_test::expectThrowsNaming(f, "sieve::denseScatterHost", word);
   };
   throwsNaming([&] { call(in.data(), -1, 4, out.data(), off.data()); }, "n = -1");
   throwsNaming([&] { call(in.data(), 4, 0, out.data(), off.data()); }, "buckets = 0");
@@ -410,5 +377,28 @@ TEST(HostDenseScatter, IndicesByKey) {
       EXPECT_EQ(std::vector<i64>(p32.begin(), p32.end()), ref) << "K = " << K;
       EXPECT_EQ(off, refOff);
     }
+  }
+}
+
+// A record reader that throws on the first read (as an allocation inside the
+// team may): the exception reaches the caller after the team's region, and
+// nothing is written.
+TEST(HostDenseScatter, ThrowOnTheCountingReadWritesNothing) {
+  const i64 n = 100000, K = i64(1) << 16;
+  const auto in = makeRecords<2>(n, K, 43u);
+  for (int threads : {1, 2, 4}) {
+    std::atomic<i64> calls{0};
+    const auto recOf = [&](i64 i) {
+      if (calls.fetch_add(1, std::memory_order_relaxed) < n && i == 7)
+        throw std::runtime_error("reader failed");
+      return in[static_cast<std::size_t>(i)];
+    };
+    Fenced out(in.size() * sizeof(Rec<2>), 0), off(static_cast<std::size_t>(K + 1) * 8, 0);
+    EXPECT_THROW(sieve::denseScatterHost(sieve::HostTeam{threads}, recOf, n, DigitOf<2>{}, K,
+                                         reinterpret_cast<Rec<2>*>(out.data()),
+                                         reinterpret_cast<i64*>(off.data())),
+                 std::runtime_error);
+    EXPECT_TRUE(out.untouched()) << "threads " << threads;
+    EXPECT_TRUE(off.untouched()) << "threads " << threads;
   }
 }

@@ -573,24 +573,22 @@ TEST(KeysDense, LargeOutputs) { expectLargeDense((i64(1) << 22) + 5, 70000); }
 // native scatter's one pass (through line buffers of 8 lines a bucket).
 TEST(KeysDense, LargeOutputsFewKeys) { expectLargeDense((i64(1) << 24) + 5, 1000); }
 
-// scatter_sparse of keys whose span holds at most 2^23 keys, past 32 MiB of
-// output: the native faces take the dense scatter, then the keys present.
-// int64 keys far below zero, every third key of the span absent; the
-// reference is std::stable_sort and the distinct keys of a sequential pass.
-TEST(KeysSparse, LargeOutputsOfANarrowSpan) {
-  using K64 = std::int64_t;
-  const i64 n = (i64(1) << 21) + 7; // 16-byte records: just past 32 MiB
-  const K64 base = -(K64(1) << 40);
-  std::vector<Rec<K64>> in(static_cast<std::size_t>(n));
-  std::uint64_t x = 777;
-  for (i64 i = 0; i < n; ++i) {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    const K64 k = static_cast<K64>((x >> 33) % 300000);
-    in[static_cast<std::size_t>(i)] =
-        Rec<K64>{base + (k % 3 == 1 ? k - 1 : k), static_cast<std::int32_t>(i)};
-  }
-  const auto ref = stableByKey(in, [](const Rec<K64>& e) { return e.k; });
-  std::vector<K64> refKeys;
+namespace {
+
+/// How a large scatter_sparse on the OpenMP face sorts its keys.
+enum class SparseWay { Dense, Records, RadixGather };
+
+/// scatter_sparse of n records with keys keyOf(i) against std::stable_sort
+/// and the distinct keys of a sequential pass (every backend); on the OpenMP
+/// face, also the way it took (its kernels: the radix order and the gather
+/// launch "radix_keys" and "gather", the others neither).
+template <class K, class KeyOf>
+void expectLargeSparse(const i64 n, const KeyOf& keyOf, const SparseWay way) {
+  std::vector<Rec<K>> in(static_cast<std::size_t>(n));
+  for (i64 i = 0; i < n; ++i)
+    in[static_cast<std::size_t>(i)] = Rec<K>{keyOf(i), static_cast<std::int32_t>(i)};
+  const auto ref = stableByKey(in, [](const Rec<K>& e) { return e.k; });
+  std::vector<K> refKeys;
   std::vector<i64> refOff;
   for (i64 p = 0; p < n; ++p)
     if (p == 0 || ref[static_cast<std::size_t>(p)].k != ref[static_cast<std::size_t>(p - 1)].k) {
@@ -598,7 +596,7 @@ TEST(KeysSparse, LargeOutputsOfANarrowSpan) {
       refOff.push_back(p);
     }
   refOff.push_back(n);
-  DView<Rec<K64>> out("out", static_cast<std::size_t>(n));
+  DView<Rec<K>> out("out", static_cast<std::size_t>(n));
   const ToolsLog tools;
   const auto keys = sieve::keys::scatter_sparse(TestExec{}, deviceOf(in), out);
   EXPECT_EQ(keys.num_keys(), static_cast<i64>(refKeys.size()));
@@ -608,5 +606,74 @@ TEST(KeysSparse, LargeOutputsOfANarrowSpan) {
   EXPECT_EQ(toHost(out), ref);
 #if defined(SIEVE_TEST_OPENMP)
   EXPECT_TRUE(ToolsLog::has("region sieve::keys::scatter_sparse[openmp]")) << ToolsLog::dump();
+  const bool radix = ToolsLog::has("kernel sieve::keys::scatter_sparse::radix_keys");
+  const bool gather = ToolsLog::has("kernel sieve::keys::scatter_sparse::gather");
+  EXPECT_EQ(radix, way == SparseWay::RadixGather) << ToolsLog::dump();
+  EXPECT_EQ(gather, way == SparseWay::RadixGather) << ToolsLog::dump();
+  EXPECT_EQ(ToolsLog::has("kernel sieve::keys::scatter_sparse::keys_present"),
+            way == SparseWay::Dense)
+      << ToolsLog::dump();
+#else
+  (void)way;
 #endif
+}
+
+/// A 64-bit hash of i and a seed (the keys' bits).
+std::uint64_t mixed(i64 i, std::uint64_t seed) {
+  std::uint64_t x = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL + seed;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  return x ^ (x >> 29);
+}
+
+} // namespace
+
+// scatter_sparse of keys whose span holds at most 2^23 keys, past 32 MiB of
+// output: the native faces take the dense scatter, then the keys present.
+// int64 keys far below zero, every third key of the span absent.
+TEST(KeysSparse, LargeOutputsOfANarrowSpan) {
+  using K64 = std::int64_t;
+  const K64 base = -(K64(1) << 40);
+  expectLargeSparse<K64>((i64(1) << 21) + 7, // 16-byte records: just past 32 MiB
+                         [&](i64 i) {
+                           const K64 k = static_cast<K64>((mixed(i, 777) >> 33) % 300000);
+                           return base + (k % 3 == 1 ? k - 1 : k);
+                         },
+                         SparseWay::Dense);
+}
+
+// Past 16 MiB of records of up to 32 bytes with wider spans, the OpenMP face
+// moves the records themselves (sparseScatterHost: a scatter by the top
+// digit, each run sorted in cache), no gather: int64 keys over 2^40 below
+// zero; uint64 keys over the whole range with both extremes; int32 keys over
+// the whole range (8-byte records); and keys that repeat in long stretches.
+TEST(KeysSparse, LargeOutputsOfAWideSpan) {
+  const i64 n = (i64(1) << 20) + 7; // 16-byte records: just past 16 MiB
+  expectLargeSparse<std::int64_t>(
+      n,
+      [](i64 i) { return -(std::int64_t(1) << 40) + static_cast<std::int64_t>(mixed(i, 5) >> 24); },
+      SparseWay::Records);
+  using U64 = std::numeric_limits<std::uint64_t>;
+  expectLargeSparse<std::uint64_t>(
+      n, [](i64 i) { return i == 3   ? U64::max()
+                            : i == 5 ? U64::min()
+                                     : mixed(i, 6); },
+      SparseWay::Records);
+  expectLargeSparse<std::int32_t>((i64(1) << 21) + 3,
+                                  [](i64 i) { return static_cast<std::int32_t>(mixed(i, 7)); },
+                                  SparseWay::Records);
+  expectLargeSparse<std::int64_t>(
+      n, [](i64 i) { return static_cast<std::int64_t>(mixed(i / 1000, 8) >> 2); },
+      SparseWay::Records);
+}
+
+// Skewed wide keys (half of them one key: its run is longer than the run
+// sort takes): the OpenMP face sorts the keys (radix order) and gathers.
+TEST(KeysSparse, LargeOutputsOfSkewedWideKeys) {
+  expectLargeSparse<std::int64_t>(
+      (i64(1) << 20) + 9,
+      [](i64 i) {
+        return i % 2 == 0 ? std::int64_t(12345) : static_cast<std::int64_t>(mixed(i, 9) >> 14);
+      },
+      SparseWay::RadixGather);
 }

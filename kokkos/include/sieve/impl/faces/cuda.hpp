@@ -40,6 +40,9 @@ struct Faces<Face::Cuda> {
     // the library cannot compile ahead): findall's predicate form fills its
     // mask with a Kokkos kernel, then selects.
     if (p == Primitive::SelectFilled) return false;
+    // The sparse scatter of records is host-only (sparseScatterHost): on a
+    // device the keys take the radix order (radixOrder) and a gather.
+    if (p == Primitive::SparseScatter) return false;
 #if defined(__CUDACC__)
     return true;
 #else

@@ -100,6 +100,27 @@ struct Faces<Face::OpenMP> {
     return denseScatterHost(team(exec), recOf, n, digitOf, buckets, out, offsets);
   }
 
+  /// Whether the native sparse scatter pays here against the radix order
+  /// and a gather (core/radix.hpp, sparseScatterNativePays).
+  static constexpr bool sparseScatterPays(std::int64_t records, std::int64_t recordBytes) {
+    return sparseScatterNativePays(records, recordBytes);
+  }
+
+  /// The stable sort of n records (recOf(i)) by a 64-bit word in [0,
+  /// maxWord] on the instance's threads (core/radix.hpp, sparseScatterPlan):
+  /// out in word order and the runs' starts and key counts; nothing written
+  /// when a run exceeds sparseScatterMaxRun (skewed words: `taken` false) or
+  /// a word exceeds maxWord; a word that changed between reads counted.
+  template <class Rec, class RecOf, class WordOf>
+  static SparseScatterHostResult sparseScatter(const Kokkos::OpenMP& exec, const Names& names,
+                                               const RecOf& recOf, std::int64_t n,
+                                               const WordOf& wordOf, std::uint64_t maxWord,
+                                               Rec* out) {
+    const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
+    return sparseScatterHost(team(exec), recOf, n, wordOf, maxWord, sparseScatterMaxRun(n, maxWord),
+                             out);
+  }
+
   /// Seeded: the fold starts from `init`; unseeded (inclusive only), from
   /// in(0), `init` unused.
   template <bool Inclusive, bool Seeded = true, class In, class Out, class Op, class T>

@@ -33,7 +33,9 @@ inline const char* faceName(Face f) {
 /// item or key source): the table's members are the native faces'.
 /// RadixOrder: the stable order of 64-bit keys (core/radix.hpp; the keys'
 /// sparse sort). DenseScatter: the stable counting scatter of records by a
-/// dense digit (core/radix.hpp, denseScatterPlan; keys::scatter_dense). Capture: a replay of a call
+/// dense digit (core/radix.hpp, denseScatterPlan; keys::scatter_dense). SparseScatter: the stable
+/// sort of records by a 64-bit word (core/radix.hpp, sparseScatterPlan; keys::scatter_sparse of
+/// integer keys: the records moved, no gather). Capture: a replay of a call
 /// sequence recorded once and launched as one (a CUDA graph); faces without it replay the calls
 /// every time.
 enum class Primitive {
@@ -45,6 +47,7 @@ enum class Primitive {
   SelectFilled,
   RadixOrder,
   DenseScatter,
+  SparseScatter,
   Capture
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve — denseScatterHost, the OpenMP stable counting scatter of records by a
-// dense digit (host memory): keys::scatter_dense's twin on Kokkos::OpenMP.
+// dense digit (host memory): keys::scatter_dense's twin on Kokkos::OpenMP; and
+// sparseScatterHost, the stable sort of records by a 64-bit word, under
+// keys::scatter_sparse of integer keys there.
 //
 // The passes (core/radix.hpp, denseScatterPlan): one read of the records
 // counts, per thread (a contiguous chunk of the input), the high digit of
@@ -15,6 +17,11 @@
 // the offsets of its keys), and the run written back in order: stable again.
 // Every record is read three times and written twice; nothing but the
 // records crosses memory (no plane of digits beside them).
+//
+// The sparse sort shares the first two passes (scatterByTop), by the top
+// bits of the word (core/radix.hpp, sparseScatterPlan), and sorts each run in
+// cache by the bits below (sortWideRun): a counting pass by the next ~15
+// bits, then insertion within those sub buckets (~1 record in 2 of them).
 #pragma once
 
 #include <sieve/core/check.hpp>
@@ -27,8 +34,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -142,21 +151,22 @@ struct LineScatter {
   }
 };
 
-/// Thread t's scatter of in[a, b) by the high digit (the hot loop on local
-/// pointers: the buffer stores do not make the compiler reload them).
-template <bool Stream, class Rec, class RecOf, class DigitOf>
+/// Thread t's scatter of in[a, b) by the top digit topOf(record) (one >= w.V
+/// is outside: counted, not written) (the hot loop on local pointers: the
+/// buffer stores do not make the compiler reload them).
+template <bool Stream, class Rec, class RecOf, class TopOf>
 std::int64_t scatterHigh(LineScatter<Rec>& w, const RecOf& recOf, std::int64_t a, std::int64_t b,
-                         const DigitOf& digitOf, std::uint64_t K, int shift) {
+                         const TopOf& topOf) {
   std::int64_t changed = 0;
   std::int64_t* SIEVE_RESTRICT cur = w.cur.data();
   const std::int64_t* SIEVE_RESTRICT end = w.end.data();
+  const auto V = static_cast<std::uint64_t>(w.V);
   if (w.B == 0) {
     Rec* SIEVE_RESTRICT out = w.out;
     for (std::int64_t i = a; i < b; ++i) {
       const Rec r = recOf(i);
-      const std::uint64_t d = digitOf(r);
-      const std::int64_t v = static_cast<std::int64_t>(d >> shift);
-      if (SIEVE_UNLIKELY(d >= K) || SIEVE_UNLIKELY(cur[v] >= end[v])) {
+      const std::uint64_t v = topOf(r);
+      if (SIEVE_UNLIKELY(v >= V) || SIEVE_UNLIKELY(cur[v] >= end[v])) {
         ++changed;
         continue;
       }
@@ -168,20 +178,163 @@ std::int64_t scatterHigh(LineScatter<Rec>& w, const RecOf& recOf, std::int64_t a
   const std::int64_t B = w.B, last = w.B - 1;
   for (std::int64_t i = a; i < b; ++i) {
     const Rec r = recOf(i);
-    const std::uint64_t d = digitOf(r);
-    if (SIEVE_UNLIKELY(d >= K)) {
+    const std::uint64_t v = topOf(r);
+    if (SIEVE_UNLIKELY(v >= V)) {
       ++changed;
       continue;
     }
-    const std::int64_t v = static_cast<std::int64_t>(d >> shift);
     const std::int64_t c = cur[v]++;
     const std::int64_t s = c & last;
-    buf[v * B + s] = r;
-    if (SIEVE_UNLIKELY(s == last)) w.template flush<Stream>(v, c);
+    buf[static_cast<std::int64_t>(v) * B + s] = r;
+    if (SIEVE_UNLIKELY(s == last)) w.template flush<Stream>(static_cast<std::int64_t>(v), c);
   }
   changed += w.tails();
   if constexpr (Stream) storeFence();
   return changed;
+}
+
+/// What scatterByTop found (see denseScatterHost, sparseScatterHost).
+struct TopScatterResult {
+  std::int64_t outside = 0, changed = 0;
+  bool taken = true;
+};
+
+/// The passes every host scatter of records by a top digit shares
+/// (denseScatterHost, sparseScatterHost), on `team`: one read of the records
+/// counts, per thread (a contiguous chunk), their top digit topOf(record)
+/// (one >= V is outside: counted, then nothing is written); when the largest
+/// bucket holds more than `maxRun` records nothing is written either
+/// (`taken` false); else the stable scatter by the top digit into `out`, every
+/// thread from its own base in every bucket (the buckets below plus the
+/// bucket's records in the chunks before it), through line buffers
+/// (non-temporal stores for large outputs). starts[v] (V + 1 of them) is
+/// bucket v's first position. Before the scatter each thread calls
+/// prepare(t, lo, hi) for the runs that start in [lo, hi) (its share of the
+/// output), which allocates what their sort needs and returns the sort; when
+/// no record moved between the reads, each thread then calls it, and what it
+/// returns is added to `changed`. Every allocation (the counts, the line
+/// buffers, prepare's) is made before any byte of out is written: one that
+/// fails leaves out untouched, and its exception is rethrown after the
+/// team's region.
+template <class Rec, class RecOf, class TopOf, class Prepare>
+TopScatterResult scatterByTop(const HostTeam& team, const RecOf& recOf, std::int64_t n,
+                              const TopOf& topOf, std::int64_t V, std::int64_t maxRun, Rec* out,
+                              std::vector<std::int64_t>& starts, const Prepare& prepare) {
+  using Sort =
+      std::invoke_result_t<const Prepare&, const Impl::TeamCtx&, std::int64_t, std::int64_t>;
+  const bool stream = n * static_cast<std::int64_t>(sizeof(Rec)) >= kStreamBytes;
+  const int threads = Impl::teamSizeFor(team, n, kMinPerThread);
+  const auto T = static_cast<std::size_t>(threads);
+  std::vector<std::int64_t> hist(T * static_cast<std::size_t>(V));
+  starts.assign(static_cast<std::size_t>(V + 1), 0);
+  std::vector<std::int64_t> outside(T, 0), changed(T, 0), sortChanged(T, 0);
+  // What each thread threw, per phase (the count, the line buffers,
+  // prepare): a phase's slots are read only after the barrier that ends it.
+  std::vector<std::exception_ptr> errors(3 * T);
+  bool taken = true;
+  Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {
+    // Runs f, keeping what it throws for after the region (a team cannot throw).
+    const auto guarded = [&](int phase, auto&& f) {
+      try {
+        f();
+      } catch (...) {
+        errors[static_cast<std::size_t>(phase) * T + static_cast<std::size_t>(t.id)] =
+            std::current_exception();
+      }
+    };
+    // (After the barrier that ends `phase`: every thread sees the same.)
+    const auto failed = [&](int phase) {
+      for (int u = 0; u < t.size; ++u)
+        if (errors[static_cast<std::size_t>(phase) * T + static_cast<std::size_t>(u)]) return true;
+      return false;
+    };
+    std::int64_t a, b;
+    Impl::teamShare(t, n, a, b);
+    // Counted in the thread's own array (the team's shared one would put
+    // the threads' counters on common cache lines), then published.
+    std::vector<std::int64_t> own;
+    guarded(0, [&] {
+      own.assign(static_cast<std::size_t>(V), 0);
+      std::int64_t* SIEVE_RESTRICT h = own.data();
+      std::int64_t outs = 0;
+      for (std::int64_t i = a; i < b; ++i) {
+        const std::uint64_t v = topOf(recOf(i));
+        if (v >= static_cast<std::uint64_t>(V)) ++outs;
+        else ++h[v];
+      }
+      std::copy(h, h + V, hist.begin() + t.id * V);
+      outside[t.id] = outs;
+    });
+    Impl::teamBarrier(t);
+    if (failed(0)) return;
+    std::int64_t allOut = 0;
+    for (int u = 0; u < t.size; ++u) allOut += outside[u];
+    if (allOut > 0) return; // every thread sees it: nothing is written
+    std::int64_t largest = 0;
+    for (std::int64_t v = 0; v < V; ++v) {
+      std::int64_t all = 0;
+      for (int u = 0; u < t.size; ++u) all += hist[u * V + v];
+      largest = all > largest ? all : largest;
+    }
+    if (largest > maxRun) { // every thread sees it: nothing is written
+      if (t.id == 0) taken = false;
+      return;
+    }
+    // Thread t's bases: the buckets below, and this bucket in the chunks before.
+    std::unique_ptr<LineScatter<Rec>> w;
+    guarded(1, [&] {
+      w.reset(new LineScatter<Rec>(out, V));
+      std::int64_t below = 0;
+      for (std::int64_t v = 0; v < V; ++v) {
+        std::int64_t before = 0, all = 0;
+        for (int u = 0; u < t.size; ++u) {
+          const std::int64_t c = hist[u * V + v];
+          if (u < t.id) before += c;
+          all += c;
+        }
+        w->range(v, below + before, own[static_cast<std::size_t>(v)]);
+        if (t.id == 0) starts[v] = below;
+        below += all;
+      }
+      if (t.id == 0) starts[V] = below;
+    });
+    Impl::teamBarrier(t); // (starts complete)
+    // Thread t sorts the runs that start in its share of the output.
+    const std::int64_t lo = n * t.id / t.size;
+    const std::int64_t hi = t.id + 1 == t.size ? n + 1 : n * (t.id + 1) / t.size;
+    std::optional<Sort> sort;
+    if (!failed(1)) guarded(2, [&] { sort.emplace(prepare(t, lo, hi)); });
+    Impl::teamBarrier(t);
+    if (failed(1) || failed(2)) return; // nothing is written
+    changed[t.id] = stream ? scatterHigh<true>(*w, recOf, a, b, topOf)
+                           : scatterHigh<false>(*w, recOf, a, b, topOf);
+    Impl::teamBarrier(t);
+    std::int64_t allChanged = 0;
+    for (int u = 0; u < t.size; ++u) allChanged += changed[u];
+    // A key that changed left slots unwritten: the output is incomplete,
+    // reported; the runs are not sorted.
+    if (allChanged > 0) return;
+    sortChanged[t.id] = (*sort)();
+  });
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  TopScatterResult res;
+  res.taken = taken;
+  for (std::size_t u = 0; u < T; ++u) {
+    res.outside += outside[u];
+    res.changed += changed[u] + sortChanged[u];
+  }
+  return res;
+}
+
+/// The longest run of `starts` that starts in [lo, hi) (0: none).
+inline std::int64_t longestRun(const std::vector<std::int64_t>& starts, std::int64_t lo,
+                               std::int64_t hi) {
+  std::int64_t longest = 0;
+  for (std::size_t v = 0; v + 1 < starts.size(); ++v)
+    if (starts[v] >= lo && starts[v] < hi && starts[v + 1] - starts[v] > longest)
+      longest = starts[v + 1] - starts[v];
+  return longest;
 }
 
 /// A low digit no record has: a record of the run whose digit changed since
@@ -189,6 +342,8 @@ std::int64_t scatterHigh(LineScatter<Rec>& w, const RecOf& recOf, std::int64_t a
 inline constexpr std::uint16_t kNoLow = 0xFFFF;
 static_assert(Impl::denseScatterPlan(std::int64_t(1) << 23).lowBits < 16,
               "low digits must fit 16 bits below kNoLow");
+static_assert(Impl::sparseRunSubBits(std::int64_t(1) << 40, 64) < 16,
+              "sub digits must fit 16 bits below kNoLow");
 
 /// The run [s, s + m) of out (high bucket h) sorted in place by the low
 /// digit: copied to the scratch `tmp` (m records) while its low digits are
@@ -245,6 +400,133 @@ std::int64_t sortRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
   return 0;
 }
 
+/// Buckets of the sparse run sort up to this many records are sorted by
+/// insertion; larger ones (skewed words) by std::sort.
+inline constexpr std::int64_t kInsertionMax = 16;
+
+/// The longest run the sparse run sort takes when the words' bits below the
+/// top digit are `shift`: its items pack the bits below the sub digit above
+/// a record's place in the run, within 64 bits (and its counts are 32-bit).
+inline std::int64_t sparseRunCap(int shift) {
+  const int maxSub = Impl::sparseRunSubBits(std::int64_t(1) << 30, 64);
+  const int placeBits = shift <= maxSub ? 31 : 64 - (shift - maxSub);
+  return std::int64_t(1) << (placeBits < 31 ? placeBits : 31);
+}
+
+/// The run [s, s + m) of out (top digit h: the words whose bits from `shift`
+/// up are h) sorted in place by word, stably, in cache (a run is at most
+/// ~2^14 records for uniform words up to 2^24 records): one read counts the
+/// records by their sub digit (the top sparseRunSubBits of the `shift` low
+/// bits, kept in `subs`), a second places each record's item (the word's
+/// bits below the sub digit, then its place in the run: one 64-bit value,
+/// so items order as (word, place)) in `items` by that digit, the items out
+/// of order within their sub bucket are moved back (a bucket holds ~1 in 2
+/// records; long ones, of skewed words, are sorted whole first), and the
+/// records are gathered in that order into `tmp` and copied back. `marks`
+/// (m / 64 + 1 words): where the sub buckets start. `keys` = the distinct
+/// words of the run. Returns the records whose word is no longer in bucket h
+/// at the count (a key functor that answered differently: they end the run,
+/// in record order; one that answers differently again later moves only
+/// within its sub bucket: every record stays in the run once).
+template <class Rec, class WordOf>
+std::int64_t sortWideRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
+                         const WordOf& wordOf, std::uint64_t maxWord, int shift, Rec* tmp,
+                         std::uint64_t* items, std::uint16_t* subs, std::uint32_t* cnt,
+                         std::uint64_t* marks, std::int64_t& keys) {
+  const int sub = Impl::sparseRunSubBits(m, shift);
+  const int subShift = shift - sub, placeBits = Impl::ceilLog2(m);
+  const std::uint64_t subMask = (std::uint64_t(1) << sub) - 1;
+  const std::uint64_t restMask = (std::uint64_t(1) << subShift) - 1;
+  const std::uint64_t placeMask = (std::uint64_t(1) << placeBits) - 1;
+  const std::int64_t S = std::int64_t(1) << sub;
+  std::fill(cnt, cnt + S, 0u);
+  Rec* SIEVE_RESTRICT run = out + s;
+  std::int64_t moved = 0; // records whose word left bucket h
+  for (std::int64_t j = 0; j < m; ++j) {
+    const std::uint64_t w = wordOf(run[j]);
+    if (SIEVE_UNLIKELY(w > maxWord || (w >> shift) != h)) {
+      subs[j] = kNoLow;
+      ++moved;
+      continue;
+    }
+    const auto d = static_cast<std::uint16_t>((w >> subShift) & subMask);
+    subs[j] = d;
+    ++cnt[d];
+  }
+  // Exclusive counts, and a mark where each nonempty bucket starts.
+  std::fill(marks, marks + (m >> 6) + 1, std::uint64_t(0));
+  std::uint32_t c = 0, most = 0;
+  std::uint64_t word = 0; // the marks of word `at` (in a register: no store chain)
+  std::uint32_t at = 0;
+  for (std::int64_t d = 0; d < S; ++d) {
+    const std::uint32_t t = cnt[d];
+    cnt[d] = c;
+    if (SIEVE_UNLIKELY((c >> 6) != at)) {
+      marks[at] = word;
+      at = c >> 6;
+      word = 0;
+    }
+    word |= static_cast<std::uint64_t>(t != 0) << (c & 63u);
+    most = t > most ? t : most;
+    c += t;
+  }
+  marks[at] = word;
+  const std::int64_t k = m - moved;
+  if (moved == 0) {
+    for (std::int64_t j = 0; j < m; ++j)
+      items[cnt[subs[j]]++] =
+          ((wordOf(run[j]) & restMask) << placeBits) | static_cast<std::uint64_t>(j);
+  } else { // the moved records' places after the others, in record order
+    std::int64_t q = k;
+    for (std::int64_t j = 0; j < m; ++j) {
+      if (subs[j] == kNoLow) {
+        items[q++] = static_cast<std::uint64_t>(j);
+        continue;
+      }
+      items[cnt[subs[j]]++] =
+          ((wordOf(run[j]) & restMask) << placeBits) | static_cast<std::uint64_t>(j);
+    }
+  }
+  if (subShift > 0) {
+    // Long buckets (skewed words) sorted whole first (cnt[d]: the end of
+    // bucket d), then one pass of insertion over the items, within buckets:
+    // the items out of order (~1 in 10) moved back to their place.
+    if (SIEVE_UNLIKELY(most > kInsertionMax)) {
+      std::int64_t lo = 0;
+      for (std::int64_t d = 0; d < S; ++d) {
+        const std::int64_t hi = cnt[d];
+        if (hi - lo > kInsertionMax) std::sort(items + lo, items + hi);
+        lo = hi;
+      }
+    }
+    std::int64_t lo = 0; // the start of item i's bucket
+    for (std::int64_t i = 1; i < k; ++i) {
+      const bool first = ((marks[i >> 6] >> (i & 63)) & 1u) != 0;
+      lo = first ? i : lo;
+      const std::uint64_t x = items[i];
+      if (SIEVE_UNLIKELY(!first && x < items[i - 1])) {
+        std::int64_t q = i;
+        for (; q > lo && items[q - 1] > x; --q) items[q] = items[q - 1];
+        items[q] = x;
+      }
+    }
+  }
+  std::int64_t distinct = 0;
+  std::uint64_t prev = 0;
+  for (std::int64_t p = 0; p < m; ++p) {
+    const Rec r = run[items[p] & placeMask];
+    tmp[p] = r;
+    if (p < k) {
+      const std::uint64_t w = wordOf(r);
+      distinct += p == 0 || w != prev ? 1 : 0;
+      prev = w;
+    }
+  }
+  std::memcpy(static_cast<void*>(run), tmp, static_cast<std::size_t>(m) * sizeof(Rec));
+  keys = distinct;
+  return moved;
+}
+
 } // namespace DenseHost
 } // namespace Impl
 
@@ -293,89 +575,143 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
     Impl::fail(fn, "buckets = " + std::to_string(buckets) + "; it must be in [1, 2^23]");
   if (offsets == nullptr || (n > 0 && out == nullptr))
     Impl::fail(fn, "a null out or offsets pointer (offsets takes buckets + 1 words)");
-  DenseScatterHostResult res;
   const std::uint64_t K = static_cast<std::uint64_t>(buckets);
   const int shift = plan.lowBits;
   const std::int64_t V = static_cast<std::int64_t>(((K - 1) >> shift) + 1);
-  const bool stream = n * static_cast<std::int64_t>(sizeof(Rec)) >= kStreamBytes;
-  const int threads = Impl::teamSizeFor(team, n, kMinPerThread);
-  std::vector<std::int64_t> hist(static_cast<std::size_t>(threads * V));
-  std::vector<std::int64_t> starts(static_cast<std::size_t>(V + 1));
-  std::vector<std::int64_t> outside(static_cast<std::size_t>(threads), 0);
-  std::vector<std::int64_t> changed(static_cast<std::size_t>(threads), 0);
-  std::vector<std::int64_t> sortChanged(static_cast<std::size_t>(threads), 0);
-  Impl::runTeam(threads, [&](const Impl::TeamCtx& t) {
-    std::int64_t a, b;
-    Impl::teamShare(t, n, a, b);
-    // Counted in the thread's own array (the team's shared one would put
-    // the threads' counters on common cache lines), then published.
-    std::vector<std::int64_t> own(static_cast<std::size_t>(V), 0);
-    std::int64_t* SIEVE_RESTRICT h = own.data();
-    std::int64_t outs = 0;
-    for (std::int64_t i = a; i < b; ++i) {
-      const std::uint64_t d = digitOf(recOf(i));
-      if (d >= K) ++outs;
-      else ++h[d >> shift];
-    }
-    std::copy(h, h + V, hist.begin() + t.id * V);
-    outside[t.id] = outs;
-    Impl::teamBarrier(t);
-    std::int64_t allOut = 0;
-    for (int u = 0; u < t.size; ++u) allOut += outside[u];
-    if (allOut > 0) return; // every thread sees it: nothing is written
-    // Thread t's bases: the buckets below, and this bucket in the chunks before.
-    LineScatter<Rec> w(out, V);
-    std::int64_t below = 0;
-    for (std::int64_t v = 0; v < V; ++v) {
-      std::int64_t before = 0, all = 0;
-      for (int u = 0; u < t.size; ++u) {
-        const std::int64_t c = hist[u * V + v];
-        if (u < t.id) before += c;
-        all += c;
+  const auto topOf = [&](const Rec& r) {
+    const std::uint64_t d = digitOf(r);
+    return d >= K ? static_cast<std::uint64_t>(V) : d >> shift;
+  };
+  std::vector<std::int64_t> starts;
+  // A thread's sort of its runs (the copy of its longest run and its low
+  // digits allocated here, before the scatter).
+  const auto prepare = [&](const Impl::TeamCtx& t, std::int64_t lo, std::int64_t hi) {
+    const std::int64_t longest = shift == 0 ? 0 : longestRun(starts, lo, hi);
+    auto tmp = std::make_shared<Impl::Aligned>(static_cast<std::size_t>(longest) * sizeof(Rec));
+    std::shared_ptr<std::uint16_t[]> low(new std::uint16_t[static_cast<std::size_t>(longest)]);
+    std::shared_ptr<std::int64_t[]> cnt(new std::int64_t[std::size_t(1) << shift]);
+    return [&, t, lo, hi, tmp, low, cnt] {
+      if (t.id == 0) offsets[buckets] = n;
+      if (shift == 0) {
+        if (t.id == 0)
+          for (std::int64_t v = 0; v < V; ++v) offsets[v] = starts[v];
+        return std::int64_t(0);
       }
-      w.range(v, below + before, h[v]);
-      if (t.id == 0) starts[v] = below;
-      below += all;
-    }
-    if (t.id == 0) starts[V] = below;
-    changed[t.id] = stream ? scatterHigh<true>(w, recOf, a, b, digitOf, K, shift)
-                           : scatterHigh<false>(w, recOf, a, b, digitOf, K, shift);
-    Impl::teamBarrier(t);
-    std::int64_t allChanged = 0;
-    for (int u = 0; u < t.size; ++u) allChanged += changed[u];
-    // A key that changed left slots unwritten: the output is incomplete,
-    // reported; the runs are not sorted.
-    if (allChanged > 0) return;
-    if (shift == 0) {
-      if (t.id == 0) {
-        for (std::int64_t v = 0; v < V; ++v) offsets[v] = starts[v];
-        offsets[V] = n;
+      std::int64_t moved = 0;
+      for (std::int64_t v = 0; v < V; ++v)
+        if (starts[v] >= lo && starts[v] < hi)
+          moved += sortRun(out, starts[v], starts[v + 1] - starts[v], static_cast<std::uint64_t>(v),
+                           digitOf, K, shift, reinterpret_cast<Rec*>(tmp->p), low.get(), cnt.get(),
+                           offsets);
+      return moved;
+    };
+  };
+  const TopScatterResult r = scatterByTop(team, recOf, n, topOf, V, n, out, starts, prepare);
+  DenseScatterHostResult res;
+  res.outside = r.outside;
+  res.changed = r.changed;
+  return res;
+}
+
+/// What sparseScatterHost did. taken false: a run was longer than maxRun,
+/// nothing was written (the caller sorts another way). outside: records
+/// whose word exceeded maxWord at the first read (then nothing was written).
+/// changed: records whose word changed between the reads (the output is
+/// incomplete, or, when it changed only before the sort of its run, not in
+/// order: every record once). runStart[v] (V + 1 of them): the first
+/// position of the words of top digit v (runStart[V] = n); runKeys[v]
+/// (V + 1): the distinct words in the runs before v (runKeys[V]: all).
+struct SparseScatterHostResult {
+  bool taken = false;
+  std::int64_t outside = 0;
+  std::int64_t changed = 0;
+  std::vector<std::int64_t> runStart, runKeys;
+};
+
+/// The stable sort of `n` records, recOf(0) .. recOf(n - 1) (each called
+/// twice: the count and the scatter), by a 64-bit word wordOf(record) in [0,
+/// maxWord] (e.g. a key's distance from the smallest key; called on every
+/// record in the count, the scatter and the sort of its run): out holds the
+/// records in ascending word order, equal words in input order (so the
+/// result is unique: the same bytes on every team size). Rec: trivially
+/// copyable.
+///
+/// One read of the records (the histograms of the top digit per thread,
+/// core/radix.hpp sparseScatterPlan), the scatter by the top digit into
+/// `out` (line buffers; non-temporal stores from 8 MiB), then every run of
+/// one top digit (at most ~2^14 records for uniform words up to 2^24
+/// records) sorted by the bits below in cache (sortWideRun: a counting pass
+/// and insertion). Every record is read three times and written twice,
+/// whatever the width of the words. When the longest run exceeds `maxRun`
+/// records (skewed words: pass Impl::sparseScatterMaxRun(n, maxWord)) or
+/// what the run sort takes (sparseRunCap: runs past 2^25 records with 64-bit
+/// words) nothing is written and `taken` is false. O(n), blocking, on `team`
+/// (its own parallel region; fewer threads below 2^14 records per thread).
+/// Allocates, per call, per thread its line buffers (up to 512 KiB) and, for
+/// the run sort, ~10 bytes beside each record of the longest run it sorts
+/// plus a copy of it, and up to 128 KiB of counts; all before any byte of
+/// out is written (a std::bad_alloc leaves out untouched). What recOf reads
+/// must not overlap `out` (not checked here: the caller's rule). A word that
+/// changes between the reads is counted (see SparseScatterHostResult). What
+/// recOf or wordOf throw on the first read reaches the caller with nothing
+/// written; on a later read it ends the program (it leaves an OpenMP region).
+///
+/// Throws std::invalid_argument, with nothing written, for n < 0, maxRun <
+/// 0, or a null out while n > 0.
+template <class Rec, class RecOf, class WordOf>
+SparseScatterHostResult sparseScatterHost(const HostTeam& team, const RecOf& recOf, std::int64_t n,
+                                          const WordOf& wordOf, std::uint64_t maxWord,
+                                          std::int64_t maxRun, Rec* out) {
+  static_assert(std::is_trivially_copyable_v<Rec>,
+                "sieve::sparseScatterHost moves records as bytes: Rec must be trivially copyable");
+  using namespace Impl::DenseHost;
+  constexpr const char* fn = "sieve::sparseScatterHost";
+  if (n < 0) Impl::fail(fn, "n = " + std::to_string(n) + "; it must be >= 0");
+  if (maxRun < 0) Impl::fail(fn, "maxRun = " + std::to_string(maxRun) + "; it must be >= 0");
+  if (n > 0 && out == nullptr) Impl::fail(fn, "out is null");
+  const Impl::SparseScatterPlan plan = Impl::sparseScatterPlan(n, Impl::wordBits(maxWord));
+  const int shift = plan.lowBits;
+  const std::int64_t V = std::int64_t(1) << plan.topBits;
+  // Runs the run sort cannot take go elsewhere too.
+  const std::int64_t runCap = maxRun < sparseRunCap(shift) ? maxRun : sparseRunCap(shift);
+  const auto topOf = [&](const Rec& r) {
+    const std::uint64_t w = wordOf(r);
+    return w > maxWord ? static_cast<std::uint64_t>(V) : w >> shift;
+  };
+  SparseScatterHostResult res;
+  std::vector<std::int64_t> keys(static_cast<std::size_t>(V), 0);
+  std::vector<std::int64_t>& starts = res.runStart;
+  // A thread's sort of its runs (its buffers, for its longest run,
+  // allocated here, before the scatter).
+  const auto prepare = [&](const Impl::TeamCtx&, std::int64_t lo, std::int64_t hi) {
+    const std::int64_t longest = longestRun(starts, lo, hi);
+    const auto L = static_cast<std::size_t>(longest);
+    auto tmp = std::make_shared<Impl::Aligned>(L * sizeof(Rec));
+    std::shared_ptr<std::uint64_t[]> items(new std::uint64_t[L]);
+    std::shared_ptr<std::uint16_t[]> subs(new std::uint16_t[L]);
+    std::shared_ptr<std::uint64_t[]> marks(new std::uint64_t[L / 64 + 1]);
+    std::shared_ptr<std::uint32_t[]> cnt(
+        new std::uint32_t[std::size_t(1) << Impl::sparseRunSubBits(longest, shift)]);
+    return [&, lo, hi, tmp, items, subs, marks, cnt] {
+      std::int64_t moved = 0;
+      for (std::int64_t v = 0; v < V; ++v) {
+        const std::int64_t s = starts[v], m = starts[v + 1] - s;
+        if (m > 0 && s >= lo && s < hi)
+          moved += sortWideRun(out, s, m, static_cast<std::uint64_t>(v), wordOf, maxWord, shift,
+                               reinterpret_cast<Rec*>(tmp->p), items.get(), subs.get(), cnt.get(),
+                               marks.get(), keys[static_cast<std::size_t>(v)]);
       }
-      return;
-    }
-    // Thread t sorts the runs that start in its share of the output.
-    const std::int64_t lo = n * t.id / t.size;
-    const std::int64_t hi = t.id + 1 == t.size ? n + 1 : n * (t.id + 1) / t.size;
-    std::int64_t longest = 0;
-    for (std::int64_t v = 0; v < V; ++v)
-      if (starts[v] >= lo && starts[v] < hi && starts[v + 1] - starts[v] > longest)
-        longest = starts[v + 1] - starts[v];
-    Impl::Aligned tmp(static_cast<std::size_t>(longest) * sizeof(Rec));
-    std::unique_ptr<std::uint16_t[]> low(new std::uint16_t[static_cast<std::size_t>(longest)]);
-    std::vector<std::int64_t> cnt(std::size_t(1) << shift);
-    std::int64_t moved = 0;
-    for (std::int64_t v = 0; v < V; ++v)
-      if (starts[v] >= lo && starts[v] < hi)
-        moved += sortRun(out, starts[v], starts[v + 1] - starts[v], static_cast<std::uint64_t>(v),
-                         digitOf, K, shift, reinterpret_cast<Rec*>(tmp.p), low.get(), cnt.data(),
-                         offsets);
-    sortChanged[t.id] = moved;
-    if (t.id == 0) offsets[buckets] = n;
-  });
-  for (int u = 0; u < threads; ++u) {
-    res.outside += outside[u];
-    res.changed += changed[u] + sortChanged[u];
-  }
+      return moved;
+    };
+  };
+  const TopScatterResult r = scatterByTop(team, recOf, n, topOf, V, runCap, out, starts, prepare);
+  res.taken = r.taken;
+  res.outside = r.outside;
+  res.changed = r.changed;
+  res.runKeys.assign(static_cast<std::size_t>(V + 1), 0);
+  for (std::int64_t v = 0; v < V; ++v)
+    res.runKeys[static_cast<std::size_t>(v + 1)] =
+        res.runKeys[static_cast<std::size_t>(v)] + keys[static_cast<std::size_t>(v)];
   return res;
 }
 
