@@ -13,6 +13,7 @@
 #include "keys_helpers.hpp"
 #include "tools_log.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -677,3 +678,60 @@ TEST(KeysSparse, LargeOutputsOfSkewedWideKeys) {
       },
       SparseWay::RadixGather);
 }
+
+#if defined(SIEVE_TEST_OPENMP)
+namespace {
+
+/// A record whose key() answers differently from its `after`-th call on
+/// (every third record: its key's bit `bit` flipped), for the OpenMP face's
+/// record sort, which reads the keys 7 times: the extent, the count, the
+/// scatter, twice in the sort of each run, for its distinct keys, and for the
+/// offsets.
+std::atomic<i64> g_keyCalls{0};
+i64 g_keyAfter = -1;
+int g_keyBit = 0;
+struct Flaky {
+  std::int64_t k, id;
+  std::int64_t key() const {
+    const i64 c = g_keyCalls.fetch_add(1, std::memory_order_relaxed);
+    return g_keyAfter >= 0 && c >= g_keyAfter && id % 3 == 0 ? k ^ (std::int64_t(1) << g_keyBit)
+                                                             : k;
+  }
+};
+
+} // namespace
+
+// A key that changes on any read of the record sort throws, with every record
+// written at most once (nothing outside the output).
+TEST(KeysSparse, KeyChangingDuringTheRecordSortThrows) {
+  const i64 n = (i64(1) << 20) + 3;
+  Kokkos::View<Flaky*, Kokkos::HostSpace> in("in", n), out("out", n);
+  for (i64 i = 0; i < n; ++i)
+    in(i) = Flaky{static_cast<std::int64_t>(mixed(i, 11) >> 20), static_cast<std::int64_t>(i)};
+  // From the read after the count, after the scatter (the record leaves
+  // its run), after the run sort (the offsets see keys out of order). (A key
+  // that changes before the count, and stays, is sorted as it now is.)
+  const std::pair<i64, int> cases[] = {{2, 42}, {3, 42}, {6, 42}};
+  for (const auto& [reads, bit] : cases) {
+    for (i64 i = 0; i < n; ++i) out(i) = Flaky{-1, -1};
+    g_keyCalls = 0;
+    g_keyAfter = reads * n;
+    g_keyBit = bit;
+    EXPECT_THROW(sieve::keys::scatter_sparse(TestExec{}, in, out), std::invalid_argument)
+        << "from read " << reads;
+    g_keyAfter = -1;
+    std::vector<char> seen(static_cast<std::size_t>(n), 0);
+    for (i64 i = 0; i < n; ++i) {
+      const auto id = out(i).id;
+      if (id < 0) continue;
+      ASSERT_LT(id, n);
+      ASSERT_EQ(seen[static_cast<std::size_t>(id)], 0) << "a record written twice";
+      seen[static_cast<std::size_t>(id)] = 1;
+    }
+  }
+  // Pure again: sorted.
+  const auto keys = sieve::keys::scatter_sparse(TestExec{}, in, out);
+  EXPECT_EQ(keys.num_elements(), n);
+  for (i64 i = 1; i < n; ++i) ASSERT_LE(out(i - 1).k, out(i).k);
+}
+#endif

@@ -719,24 +719,37 @@ bool sparseOnNative(const sieve::Impl::Names& names, const Exec& exec, const S& 
   I64View<Exec> offsets(alloc("offsets"), static_cast<std::size_t>(numKeys + 1));
   typename Result::keys_view keys(alloc("keys"), static_cast<std::size_t>(numKeys));
   // A run's first record starts a key (runs hold different top digits).
-  Kokkos::parallel_for(
-      names("key_offsets"), Range<Exec>(exec, 0, V), KOKKOS_LAMBDA(const i64 v) {
+  // A run whose keys do not come out as the sort counted them (a key
+  // functor that answered differently on this read) is counted: thrown.
+  i64 mismatched = 0;
+  Kokkos::parallel_reduce(
+      names("key_offsets"), Range<Exec>(exec, 0, V),
+      KOKKOS_LAMBDA(const i64 v, i64& bad) {
         const i64 p1 = starts(v + 1);
         i64 id = ids(v);
         const i64 id1 = ids(v + 1);
         for (i64 p = starts(v); p < p1; ++p) {
           const Key k = src.key(output(p));
           if (p == starts(v) || keys(id - 1) < k) {
-            if (id == id1) break; // (more keys than the run's count: never written past)
+            if (id == id1) { // more keys than the sort counted: not written past
+              ++bad;
+              break;
+            }
             offsets(id) = p;
             keys(id) = k;
             ++id;
           }
         }
+        if (id != id1) ++bad;
         if (v == V - 1) offsets(numKeys) = n;
-      });
-  // The run tables are freed on return: wait for the kernel that reads them.
-  sieve::Impl::fence(exec, "keys::scatter_sparse: run tables freed");
+      },
+      mismatched);
+  if (mismatched > 0)
+    sieve::Impl::fail(fn, "the keys changed while their offsets were written (" +
+                              std::to_string(mismatched) +
+                              " run(s) of keys differ from the sort's): a key functor must return "
+                              "the same key for an element on every call");
+  // (The reduction blocks: the run tables outlive its kernel.)
   result = Result(offsets, keys, numKeys, n);
   return true;
 }
