@@ -267,7 +267,7 @@ TEST(HostSparseScatter, RunSortItemsFit) {
   for (int lg = 0; lg <= 31; ++lg)
     for (i64 n : {(i64(1) << lg) - 1, i64(1) << lg, (i64(1) << lg) + 1})
       for (u64 maxWord : {u64(0), u64(1), u64(1) << 40, ~u64(0) >> 1, ~u64(0)}) {
-        const auto plan = sieve::Impl::sparseScatterPlan(n, sieve::Impl::wordBits(maxWord));
+        const auto plan = sieve::Impl::sparseScatterPlan(n, sieve::Impl::bitWidth(maxWord));
         const i64 maxRun = sieve::Impl::sparseScatterMaxRun(n, maxWord);
         EXPECT_LE(maxRun, i64(1) << 18);
         EXPECT_LE(maxRun, sieve::Impl::DenseHost::sparseRunCap(plan.lowBits))

@@ -139,11 +139,7 @@ SIEVE_INLINE constexpr std::int64_t countingChunks(std::int64_t records, std::in
 /// Radix digits of the sparse sort of integer keys: the bits of the largest
 /// key distance, in passes of at most kRadixBits bits, split evenly.
 inline constexpr int kRadixBits = 16;
-SIEVE_INLINE constexpr int radixTotalBits(std::uint64_t span) {
-  int b = 0;
-  while (b < 64 && (span >> b) != 0) ++b;
-  return b;
-}
+SIEVE_INLINE constexpr int radixTotalBits(std::uint64_t span) { return bitWidth(span); }
 SIEVE_INLINE constexpr int radixPasses(std::uint64_t span) {
   return (radixTotalBits(span) + kRadixBits - 1) / kRadixBits;
 }

@@ -48,6 +48,13 @@ SIEVE_INLINE constexpr int ceilLog2(std::int64_t x) {
   return b;
 }
 
+/// The bit width of x: the least b with x < 2^b (0 for x = 0).
+SIEVE_INLINE constexpr int bitWidth(std::uint64_t x) {
+  int b = 0;
+  while (b < 64 && (x >> b) != 0) ++b;
+  return b;
+}
+
 /// Offsets of the three planes from the 64-byte aligned base of the scratch.
 struct RadixLayout {
   SIEVE_HOST_DEVICE static constexpr std::size_t elems(std::int64_t n) {
@@ -141,13 +148,6 @@ SIEVE_INLINE constexpr bool denseScatterNativePays(std::int64_t buckets, std::in
   return buckets > (std::int64_t(1) << 12) && bytes >= (std::int64_t(32) << 20);
 }
 
-/// The bits of a word up to `maxWord`: the least b with maxWord < 2^b.
-SIEVE_INLINE constexpr int wordBits(std::uint64_t maxWord) {
-  int b = 0;
-  while (b < 64 && (maxWord >> b) != 0) ++b;
-  return b;
-}
-
 /// The sparse scatter of records on a host face (sparseScatterHost),
 /// described once: records keyed by 64-bit words in [0, maxWord], maxWord of
 /// `bits` bits (a key's distance from the smallest). One scatter of the
@@ -175,7 +175,7 @@ SIEVE_INLINE constexpr SparseScatterPlan sparseScatterPlan(std::int64_t n, int b
 /// (its sort stays near the caches). A function of the input alone: the same
 /// choice on every team size.
 SIEVE_INLINE constexpr std::int64_t sparseScatterMaxRun(std::int64_t n, std::uint64_t maxWord) {
-  const SparseScatterPlan plan = sparseScatterPlan(n, wordBits(maxWord));
+  const SparseScatterPlan plan = sparseScatterPlan(n, bitWidth(maxWord));
   const std::int64_t mean = n >> plan.topBits;
   const std::int64_t run = 4 * (mean > 16 ? mean : 16);
   return run < (std::int64_t(1) << 18) ? run : (std::int64_t(1) << 18);

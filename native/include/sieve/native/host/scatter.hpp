@@ -511,17 +511,15 @@ std::int64_t sortWideRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t
       }
     }
   }
+  // A word starts where a sub bucket starts or the bits below the sub digit
+  // change (from the items: the keys are not read again).
   std::int64_t distinct = 0;
-  std::uint64_t prev = 0;
-  for (std::int64_t p = 0; p < m; ++p) {
-    const Rec r = run[items[p] & placeMask];
-    tmp[p] = r;
-    if (p < k) {
-      const std::uint64_t w = wordOf(r);
-      distinct += p == 0 || w != prev ? 1 : 0;
-      prev = w;
-    }
-  }
+  for (std::int64_t p = 0; p < m; ++p) tmp[p] = run[items[p] & placeMask];
+  for (std::int64_t p = 0; p < k; ++p)
+    distinct += ((marks[p >> 6] >> (p & 63)) & 1u) != 0 ||
+                        (items[p] >> placeBits) != (items[p - 1] >> placeBits)
+                    ? 1
+                    : 0;
   std::memcpy(static_cast<void*>(run), tmp, static_cast<std::size_t>(m) * sizeof(Rec));
   keys = distinct;
   return moved;
@@ -669,7 +667,7 @@ SparseScatterHostResult sparseScatterHost(const HostTeam& team, const RecOf& rec
   if (n < 0) Impl::fail(fn, "n = " + std::to_string(n) + "; it must be >= 0");
   if (maxRun < 0) Impl::fail(fn, "maxRun = " + std::to_string(maxRun) + "; it must be >= 0");
   if (n > 0 && out == nullptr) Impl::fail(fn, "out is null");
-  const Impl::SparseScatterPlan plan = Impl::sparseScatterPlan(n, Impl::wordBits(maxWord));
+  const Impl::SparseScatterPlan plan = Impl::sparseScatterPlan(n, Impl::bitWidth(maxWord));
   const int shift = plan.lowBits;
   const std::int64_t V = std::int64_t(1) << plan.topBits;
   // Runs the run sort cannot take go elsewhere too.
