@@ -33,6 +33,14 @@ namespace sieve {
 namespace Impl {
 namespace Keys {
 
+/// A key's digit in a dense scatter over [min, max]: its distance from min,
+/// -1 outside (DenseSrc::digit, DenseDigitOf).
+template <class Key>
+KOKKOS_INLINE_FUNCTION i64 keyDigit(const Key k, const Key min, const Key max) {
+  if (k < min || max < k) return -1;
+  return static_cast<i64>(keyDistance(k, min));
+}
+
 /// The counting-sort view of a dense scatter: bucket = key - min. Exact:
 /// every chunk's slots are checked to be filled exactly (the blocking form of
 /// a source whose count or key is a caller's function, called again by the
@@ -48,11 +56,7 @@ struct DenseSrc {
   i64 records() const { return src.records(); }
   KOKKOS_INLINE_FUNCTION int count(i64 i) const { return src.count(i); }
   KOKKOS_INLINE_FUNCTION Item item(i64 i, int j) const { return src.element(i, j); }
-  KOKKOS_INLINE_FUNCTION i64 digit(const Item& e) const {
-    const Key k = src.key(e);
-    if (k < min || max < k) return -1;
-    return static_cast<i64>(keyDistance(k, min));
-  }
+  KOKKOS_INLINE_FUNCTION i64 digit(const Item& e) const { return keyDigit(src.key(e), min, max); }
   KOKKOS_INLINE_FUNCTION void put(const Item& e, i64 pos) const { out(pos) = e; }
 };
 
@@ -162,13 +166,15 @@ struct NativeRecords<ArraySource<V, MemberKey>, Out>
   static Reader reader(const ArraySource<V, MemberKey>& s) { return Reader{s.view.data()}; }
 };
 
-/// The digit of a record of a dense scatter's source (the portable sort's
-/// rule, DenseSrc::digit: -1 outside the range), host and device.
-template <class D, class Rec>
+/// The digit of a record of a dense scatter's source on the native faces
+/// (records keyed by their key() member; keyDigit, the portable sort's rule:
+/// -1 outside the range), host and device. Trivially copyable: the host
+/// scatters read it through a copy in their loops' frames.
+template <class Key, class Rec>
 struct DenseDigitOf {
-  D d;
+  Key min, max;
   KOKKOS_INLINE_FUNCTION std::uint64_t operator()(const Rec& e) const {
-    return static_cast<std::uint64_t>(d.digit(static_cast<typename D::Item>(e)));
+    return static_cast<std::uint64_t>(keyDigit(static_cast<Key>(elementKey(e)), min, max));
   }
 };
 
@@ -219,7 +225,8 @@ bool nativeDense(const sieve::Impl::Names& names, const Exec& exec, const char* 
         using Rec = typename N::Rec;
         sieve::Impl::fence(exec, "keys::scatter_dense: inputs ready");
         r = sieve::Impl::Faces<F>::denseScatter(exec, names, N::reader(d.src), n,
-                                                DenseDigitOf<D, Rec>{d}, K, d.out.data(), offsets);
+                                                DenseDigitOf<typename D::Key, Rec>{d.min, d.max}, K,
+                                                d.out.data(), offsets);
         done = true;
       }
     });

@@ -58,6 +58,30 @@ struct DenseScatterHostResult {
 namespace Impl {
 namespace DenseHost {
 
+/// A functor as the hot loops hold it: a copy in the loop's own frame when
+/// it is trivially copyable and small, else the caller's object (a copy
+/// could allocate, or split a state the caller shares). A record store (a
+/// Rec with int fields) may alias an int the caller's functor refers to, so
+/// through a reference the compiler reloads it on every record; a copy in
+/// the frame cannot be aliased (the scatters ran 7-12 % faster).
+template <class F>
+using FrameFn = std::conditional_t<std::is_trivially_copyable_v<std::decay_t<F>> &&
+                                       sizeof(std::decay_t<F>) <= 256,
+                                   const std::decay_t<F>, const F&>;
+
+/// The top digit of a record, digitOf(r) >> shift, or V (outside) for a
+/// digit above `last` (the dense and the sparse scatters' first passes).
+template <class Rec, class DigitOf>
+struct TopDigit {
+  FrameFn<DigitOf> digitOf; // (with FrameFn, a copy of this struct holds it)
+  std::uint64_t last, V;
+  int shift;
+  std::uint64_t operator()(const Rec& r) const {
+    const std::uint64_t d = digitOf(r);
+    return d > last ? V : d >> shift;
+  }
+};
+
 /// Below this many records per thread a thread is not worth its start.
 inline constexpr std::int64_t kMinPerThread = std::int64_t(1) << 14;
 /// From this many output bytes the scatter streams (non-temporal) lines.
@@ -157,11 +181,8 @@ struct LineScatter {
 template <bool Stream, class Rec, class RecOf, class TopOf>
 std::int64_t scatterHigh(LineScatter<Rec>& w, const RecOf& recOfArg, std::int64_t a, std::int64_t b,
                          const TopOf& topOfArg) {
-  // Copies in this frame: the record stores cannot alias what they read (a
-  // Rec of int fields may alias an int the caller's functor refers to),
-  // so it stays in registers (the scatter ran ~15 % faster).
-  const RecOf recOf = recOfArg;
-  const TopOf topOf = topOfArg;
+  const FrameFn<RecOf> recOf = recOfArg;
+  const FrameFn<TopOf> topOf = topOfArg;
   std::int64_t changed = 0;
   std::int64_t* SIEVE_RESTRICT cur = w.cur.data();
   const std::int64_t* SIEVE_RESTRICT end = w.end.data();
@@ -259,8 +280,8 @@ TopScatterResult scatterByTop(const HostTeam& team, const RecOf& recOf, std::int
     // the threads' counters on common cache lines), then published.
     std::vector<std::int64_t> own;
     guarded(0, [&] {
-      const RecOf recOfT = recOf; // (copies in this frame, as in scatterHigh)
-      const TopOf topOfT = topOf;
+      const FrameFn<RecOf> recOfT = recOf;
+      const FrameFn<TopOf> topOfT = topOf;
       own.assign(static_cast<std::size_t>(V), 0);
       std::int64_t* SIEVE_RESTRICT h = own.data();
       std::int64_t outs = 0;
@@ -363,7 +384,7 @@ template <class Rec, class DigitOf>
 std::int64_t sortRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
                      const DigitOf& digitOfArg, std::uint64_t K, int shift, Rec* tmp,
                      std::uint16_t* low, std::int64_t* cnt, std::int64_t* offsets) {
-  const DigitOf digitOf = digitOfArg; // (a copy in this frame, as in scatterHigh)
+  const FrameFn<DigitOf> digitOf = digitOfArg;
   const std::int64_t L = std::int64_t(1) << shift;
   const std::uint64_t lowMask = static_cast<std::uint64_t>(L - 1);
   for (std::int64_t l = 0; l < L; ++l) cnt[l] = 0;
@@ -441,7 +462,7 @@ std::int64_t sortWideRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t
                          const WordOf& wordOfArg, std::uint64_t maxWord, int shift, Rec* tmp,
                          std::uint64_t* items, std::uint16_t* subs, std::uint32_t* cnt,
                          std::uint64_t* marks, std::int64_t& keys) {
-  const WordOf wordOf = wordOfArg; // (a copy in this frame, as in scatterHigh)
+  const FrameFn<WordOf> wordOf = wordOfArg;
   const int sub = Impl::sparseRunSubBits(m, shift);
   const int subShift = shift - sub, placeBits = Impl::ceilLog2(m);
   const std::uint64_t subMask = (std::uint64_t(1) << sub) - 1;
@@ -585,11 +606,7 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
   const std::uint64_t K = static_cast<std::uint64_t>(buckets);
   const int shift = plan.lowBits;
   const std::int64_t V = static_cast<std::int64_t>(((K - 1) >> shift) + 1);
-  // (By value: the scatter's copy of it holds them in registers.)
-  const auto topOf = [K, V, shift, digitOf](const Rec& r) {
-    const std::uint64_t d = digitOf(r);
-    return d >= K ? static_cast<std::uint64_t>(V) : d >> shift;
-  };
+  const TopDigit<Rec, DigitOf> topOf{digitOf, K - 1, static_cast<std::uint64_t>(V), shift};
   std::vector<std::int64_t> starts;
   // A thread's sort of its runs (the copy of its longest run and its low
   // digits allocated here, before the scatter).
@@ -682,10 +699,7 @@ SparseScatterHostResult sparseScatterHost(const HostTeam& team, const RecOf& rec
   const std::int64_t V = std::int64_t(1) << plan.topBits;
   // Runs the run sort cannot take go elsewhere too.
   const std::int64_t runCap = maxRun < sparseRunCap(shift) ? maxRun : sparseRunCap(shift);
-  const auto topOf = [V, shift, maxWord, wordOf](const Rec& r) { // (by value, as the dense one)
-    const std::uint64_t w = wordOf(r);
-    return w > maxWord ? static_cast<std::uint64_t>(V) : w >> shift;
-  };
+  const TopDigit<Rec, WordOf> topOf{wordOf, maxWord, static_cast<std::uint64_t>(V), shift};
   SparseScatterHostResult res;
   std::vector<std::int64_t> keys(static_cast<std::size_t>(V), 0);
   std::vector<std::int64_t>& starts = res.runStart;
