@@ -568,6 +568,8 @@ std::int64_t sortWideRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t
 /// for more than 2^11 buckets once more on the records of each run, twice on
 /// a run where a digit moved: cheap where the record carries its key, as on
 /// the native faces); one >= buckets is outside (returned, nothing written).
+/// A trivially copyable recOf or digitOf of at most 256 bytes may be called
+/// through copies (FrameFn): keep no state in it that its calls update.
 /// Rec: trivially copyable. `buckets` in [1, 2^23]
 /// (denseScatterPlan(buckets).ok).
 ///
@@ -677,9 +679,10 @@ struct SparseScatterHostResult {
 /// plus a copy of it, and up to 128 KiB of counts; all before any byte of
 /// out is written (a std::bad_alloc leaves out untouched). What recOf reads
 /// must not overlap `out` (not checked here: the caller's rule). A word that
-/// changes between the reads is counted (see SparseScatterHostResult). What
-/// recOf or wordOf throw on the first read reaches the caller with nothing
-/// written; on a later read it ends the program (it leaves an OpenMP region).
+/// changes between the reads is counted (see SparseScatterHostResult).
+/// recOf and wordOf may be called through copies, as in denseScatterHost.
+/// What recOf or wordOf throw on the first read reaches the caller with
+/// nothing written; on a later read it ends the program (it leaves an OpenMP region).
 ///
 /// Throws std::invalid_argument, with nothing written, for n < 0, maxRun <
 /// 0, or a null out while n > 0.
