@@ -94,6 +94,18 @@ inline constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;
 /// (1 MiB) 27.8 ms, at 16 (2 MiB) 39.9 ms; 256 buckets at 16 lines 22.6 ms.
 inline constexpr std::int64_t kMaxLines = 16;
 inline constexpr std::int64_t kBufferLines = 8192;
+/// How far ahead the first read of a run by its sort prefetches: the
+/// scatter streamed the run to memory. Measured (2 threads, 2^24 16-byte
+/// records, words over 2^40): that read took 4.1 cycles a record without,
+/// 2.6 with 2 KiB ahead (4 and 8 KiB: the same within the noise).
+inline constexpr std::int64_t kRunAheadBytes = 2048;
+
+/// Records kRunAheadBytes hold (at least one).
+template <class Rec>
+inline constexpr std::int64_t kRunAhead =
+    kRunAheadBytes / static_cast<std::int64_t>(sizeof(Rec)) > 0
+        ? kRunAheadBytes / static_cast<std::int64_t>(sizeof(Rec))
+        : 1;
 
 /// One thread's scatter by the high digit through per-bucket line buffers.
 /// Cursors are virtual: destination + ph, ph the slot of out[0] within its
@@ -391,6 +403,7 @@ std::int64_t sortRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
   std::uint64_t moved = 0; // nonzero once a digit left bucket h
   const Rec* SIEVE_RESTRICT run = out + s;
   for (std::int64_t j = 0; j < m; ++j) {
+    if (j + kRunAhead<Rec> < m) SIEVE_PREFETCH(run + j + kRunAhead<Rec>);
     const Rec r = run[j];
     tmp[j] = r;
     const std::uint64_t d = digitOf(r);
@@ -448,20 +461,22 @@ inline std::int64_t sparseRunCap(int shift) {
 /// records by their sub digit (the top sparseRunSubBits of the `shift` low
 /// bits, kept in `subs`), a second places each record's item (the word's
 /// bits below the sub digit, then its place in the run: one 64-bit value,
-/// so items order as (word, place)) in `items` by that digit, the items out
-/// of order within their sub bucket are moved back (a bucket holds ~1 in 2
-/// records; long ones, of skewed words, are sorted whole first), and the
-/// records are gathered in that order into `tmp` and copied back. `marks`
-/// (m / 64 + 1 words): where the sub buckets start. `keys` = the distinct
-/// words of the run. Returns the records whose word is no longer in bucket h
-/// at the count (a key functor that answered differently: they end the run,
-/// in record order; one that answers differently again later moves only
-/// within its sub bucket: every record stays in the run once).
+/// so items order as (word, place)) in `items` by that digit, then the sub
+/// buckets of two items or more (listed in `multi`, m / 2 + 1 entries, by
+/// the scan of the counts: ~1 bucket in 10 for uniform words) are sorted
+/// (two items compared and swapped; a few by insertion; long ones, of skewed
+/// words, by std::sort), and the records are gathered in that order into
+/// `tmp` and copied back. `keys` = the distinct words of the run (the
+/// nonempty sub buckets, plus the changes of word within the listed ones).
+/// Returns the records whose word is no longer in bucket h at the count (a
+/// key functor that answered differently: they end the run, in record
+/// order; one that answers differently again later moves only within its
+/// sub bucket: every record stays in the run once).
 template <class Rec, class WordOf>
 std::int64_t sortWideRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
                          const WordOf& wordOfArg, std::uint64_t maxWord, int shift, Rec* tmp,
                          std::uint64_t* items, std::uint16_t* subs, std::uint32_t* cnt,
-                         std::uint64_t* marks, std::int64_t& keys) {
+                         std::uint32_t* multi, std::int64_t& keys) {
   const FrameFn<WordOf> wordOf = wordOfArg;
   const int sub = Impl::sparseRunSubBits(m, shift);
   const int subShift = shift - sub, placeBits = Impl::ceilLog2(m);
@@ -473,6 +488,7 @@ std::int64_t sortWideRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t
   Rec* SIEVE_RESTRICT run = out + s;
   std::int64_t moved = 0; // records whose word left bucket h
   for (std::int64_t j = 0; j < m; ++j) {
+    if (j + kRunAhead<Rec> < m) SIEVE_PREFETCH(run + j + kRunAhead<Rec>);
     const std::uint64_t w = wordOf(run[j]);
     if (SIEVE_UNLIKELY(w > maxWord || (w >> shift) != h)) {
       subs[j] = kNoLow;
@@ -483,31 +499,25 @@ std::int64_t sortWideRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t
     subs[j] = d;
     ++cnt[d];
   }
-  // Exclusive counts, and a mark where each nonempty bucket starts.
-  std::fill(marks, marks + (m >> 6) + 1, std::uint64_t(0));
-  std::uint32_t c = 0, most = 0;
-  std::uint64_t word = 0; // the marks of word `at` (in a register: no store chain)
-  std::uint32_t at = 0;
+  // Exclusive counts; the buckets of two items or more listed, with no
+  // branch (~1 in 10 is listed: a branch would mispredict): (t - 2) >> 31
+  // is 1 for t < 2, else 0 (t <= m <= 2^31).
+  std::uint32_t c = 0;
+  std::int64_t listed = 0;
+  std::uint32_t* SIEVE_RESTRICT list = multi;
   for (std::int64_t d = 0; d < S; ++d) {
     const std::uint32_t t = cnt[d];
     cnt[d] = c;
-    if (SIEVE_UNLIKELY((c >> 6) != at)) {
-      marks[at] = word;
-      at = c >> 6;
-      word = 0;
-    }
-    word |= static_cast<std::uint64_t>(t != 0) << (c & 63u);
-    most = t > most ? t : most;
+    list[listed] = static_cast<std::uint32_t>(d);
+    listed += 1 - static_cast<std::int64_t>((t - 2u) >> 31);
     c += t;
   }
-  marks[at] = word;
-  const std::int64_t k = m - moved;
   if (moved == 0) {
     for (std::int64_t j = 0; j < m; ++j)
       items[cnt[subs[j]]++] =
           ((wordOf(run[j]) & restMask) << placeBits) | static_cast<std::uint64_t>(j);
   } else { // the moved records' places after the others, in record order
-    std::int64_t q = k;
+    std::int64_t q = m - moved;
     for (std::int64_t j = 0; j < m; ++j) {
       if (subs[j] == kNoLow) {
         items[q++] = static_cast<std::uint64_t>(j);
@@ -517,39 +527,39 @@ std::int64_t sortWideRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t
           ((wordOf(run[j]) & restMask) << placeBits) | static_cast<std::uint64_t>(j);
     }
   }
-  if (subShift > 0) {
-    // Long buckets (skewed words) sorted whole first (cnt[d]: the end of
-    // bucket d), then one pass of insertion over the items, within buckets:
-    // the items out of order (~1 in 10) moved back to their place.
-    if (SIEVE_UNLIKELY(most > kInsertionMax)) {
-      std::int64_t lo = 0;
-      for (std::int64_t d = 0; d < S; ++d) {
-        const std::int64_t hi = cnt[d];
-        if (hi - lo > kInsertionMax) std::sort(items + lo, items + hi);
-        lo = hi;
+  // A word starts each nonempty sub bucket (there are k - the sum of len -
+  // 1 over the listed buckets); within a listed one, where the bits below
+  // the sub digit change (from the items: no key is read again). Every item
+  // of a bucket has one word when there are no such bits.
+  std::int64_t distinct = m - moved;
+  for (std::int64_t i = 0; i < listed; ++i) {
+    // (cnt[d] is now the end of bucket d, so cnt[d - 1] its start.)
+    const std::uint32_t d = multi[i];
+    const std::int64_t lo = d == 0 ? 0 : cnt[d - 1], len = cnt[d] - lo;
+    distinct -= len - 1;
+    if (subShift == 0) continue;
+    std::uint64_t* SIEVE_RESTRICT b = items + lo;
+    if (len == 2) {
+      const std::uint64_t x = b[0], y = b[1];
+      b[0] = x < y ? x : y;
+      b[1] = x < y ? y : x;
+      distinct += (x >> placeBits) != (y >> placeBits) ? 1 : 0;
+      continue;
+    }
+    if (SIEVE_UNLIKELY(len > kInsertionMax)) {
+      std::sort(b, b + len);
+    } else {
+      for (std::int64_t p = 1; p < len; ++p) {
+        const std::uint64_t x = b[p];
+        std::int64_t q = p;
+        for (; q > 0 && b[q - 1] > x; --q) b[q] = b[q - 1];
+        b[q] = x;
       }
     }
-    std::int64_t lo = 0; // the start of item i's bucket
-    for (std::int64_t i = 1; i < k; ++i) {
-      const bool first = ((marks[i >> 6] >> (i & 63)) & 1u) != 0;
-      lo = first ? i : lo;
-      const std::uint64_t x = items[i];
-      if (SIEVE_UNLIKELY(!first && x < items[i - 1])) {
-        std::int64_t q = i;
-        for (; q > lo && items[q - 1] > x; --q) items[q] = items[q - 1];
-        items[q] = x;
-      }
-    }
+    for (std::int64_t p = 1; p < len; ++p)
+      distinct += (b[p] >> placeBits) != (b[p - 1] >> placeBits) ? 1 : 0;
   }
-  // A word starts where a sub bucket starts or the bits below the sub digit
-  // change (from the items: the keys are not read again).
-  std::int64_t distinct = 0;
   for (std::int64_t p = 0; p < m; ++p) tmp[p] = run[items[p] & placeMask];
-  for (std::int64_t p = 0; p < k; ++p)
-    distinct += ((marks[p >> 6] >> (p & 63)) & 1u) != 0 ||
-                        (items[p] >> placeBits) != (items[p - 1] >> placeBits)
-                    ? 1
-                    : 0;
   std::memcpy(static_cast<void*>(run), tmp, static_cast<std::size_t>(m) * sizeof(Rec));
   keys = distinct;
   return moved;
@@ -714,17 +724,17 @@ SparseScatterHostResult sparseScatterHost(const HostTeam& team, const RecOf& rec
     auto tmp = std::make_shared<Impl::Aligned>(L * sizeof(Rec));
     std::shared_ptr<std::uint64_t[]> items(new std::uint64_t[L]);
     std::shared_ptr<std::uint16_t[]> subs(new std::uint16_t[L]);
-    std::shared_ptr<std::uint64_t[]> marks(new std::uint64_t[L / 64 + 1]);
+    std::shared_ptr<std::uint32_t[]> multi(new std::uint32_t[L / 2 + 1]);
     std::shared_ptr<std::uint32_t[]> cnt(
         new std::uint32_t[std::size_t(1) << Impl::sparseRunSubBits(longest, shift)]);
-    return [&, lo, hi, tmp, items, subs, marks, cnt] {
+    return [&, lo, hi, tmp, items, subs, multi, cnt] {
       std::int64_t moved = 0;
       for (std::int64_t v = 0; v < V; ++v) {
         const std::int64_t s = starts[v], m = starts[v + 1] - s;
         if (m > 0 && s >= lo && s < hi)
           moved += sortWideRun(out, s, m, static_cast<std::uint64_t>(v), wordOf, maxWord, shift,
                                reinterpret_cast<Rec*>(tmp->p), items.get(), subs.get(), cnt.get(),
-                               marks.get(), keys[static_cast<std::size_t>(v)]);
+                               multi.get(), keys[static_cast<std::size_t>(v)]);
       }
       return moved;
     };
