@@ -17,7 +17,9 @@
 //     energy grid points), the pair packed into a 64-bit key: Kokkos::BinSort
 //     with BinOp1D over the key and sorting within bins, then
 //     BinSort::sort(lookups), against sieve::keys::scatter_sparse of the
-//     lookups (stable), 2^20 .. 2^24 lookups of 32 bytes.
+//     lookups (stable), with and without a SparseWorkspace (the call in
+//     XSBench's loop), and all three with fresh pages (glibc's default
+//     allocator), 2^20 .. 2^24 lookups of 32 bytes.
 // Variants are interleaved, best of --reps repetitions (harness.hpp); the copy
 // of the key-sized bytes is the bandwidth reference.
 //
@@ -284,11 +286,19 @@ struct Lookup {
   KOKKOS_INLINE_FUNCTION std::uint64_t key() const { return k; }
 };
 
+struct LookupTimes {
+  double binsort = 0, sieve = 0, sieveWs = 0, freshBinsort = 0, freshSieve = 0, freshSieveWs = 0;
+};
+
 /// XSBench's sort of the lookups by (material, energy) on Exec: BinSort
 /// (n / 4 bins over the key, sorted within bins) + sort(lookups) against
-/// scatter_sparse; both outputs checked sorted by key, sieve's stable.
+/// scatter_sparse, with and without a SparseWorkspace, and all three with
+/// fresh pages (FreshPages); both outputs checked sorted by key, sieve's stable.
 template <class Exec>
-void runLookups(const Exec& exec, i64 n, int reps, double& binsort, double& sieveT) {
+LookupTimes runLookups(const Exec& exec, i64 n, int reps) {
+  LookupTimes t;
+  double &binsort = t.binsort, &sieveT = t.sieve, &sieveWsT = t.sieveWs;
+  double &freshBinsort = t.freshBinsort, &freshSieve = t.freshSieve, &freshSieveWs = t.freshSieveWs;
   using Dev = Kokkos::Device<Exec, Mem>;
   using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<i64>>;
   using Lookups = Kokkos::View<Lookup*, Dev>;
@@ -333,27 +343,50 @@ void runLookups(const Exec& exec, i64 n, int reps, double& binsort, double& siev
                         },
                         {},
                         64.0 * double(n)});
-  c.variants.push_back({"BinSort(BinOp1D, in bins) + sort",
-                        [&] {
-                          Kokkos::BinSort<Keys, Op1> bs(keys, op, true);
-                          bs.create_permute_vector();
-                          bs.sort(work);
-                          Kokkos::fence();
-                        },
-                        [&] {
-                          Kokkos::deep_copy(exec, work, in);
-                          exec.fence();
-                        }});
-  c.variants.push_back({"sieve::keys::scatter_sparse",
-                        [&] {
-                          const auto k = sieve::keys::scatter_sparse(exec, in, out);
-                          g_sink = g_sink + k.num_keys();
-                        },
-                        {}});
+  const auto binSort = [&] {
+    Kokkos::BinSort<Keys, Op1> bs(keys, op, true);
+    bs.create_permute_vector();
+    bs.sort(work);
+    Kokkos::fence();
+  };
+  const auto resetWork = [&] {
+    Kokkos::deep_copy(exec, work, in);
+    exec.fence();
+  };
+  c.variants.push_back({"BinSort(BinOp1D, in bins) + sort", binSort, resetWork});
+  const auto sieveCall = [&] {
+    const auto k = sieve::keys::scatter_sparse(exec, in, out);
+    g_sink = g_sink + k.num_keys();
+  };
+  c.variants.push_back({"sieve::keys::scatter_sparse", sieveCall, {}});
+  // Every iteration's sort with one SparseWorkspace; then (below) all three as
+  // a code with glibc's default allocator runs them (fresh pages for what each
+  // allocates per call: BinSort its permutation and bins, sieve its keys).
+  sieve::keys::SparseWorkspace<std::uint64_t, Exec> ws;
+  const auto sieveWs = [&] {
+    const auto k = sieve::keys::scatter_sparse(exec, in, out, ws);
+    g_sink = g_sink + k.num_keys();
+  };
+  c.variants.push_back({"scatter_sparse + SparseWorkspace", sieveWs, {}});
   sieve_bench::runCase(c, reps);
   sieve_bench::printCase(c);
+  sieve_bench::Case f; // (FreshPages: a case of its own, after the others)
+  f.name = c.name + ", fresh pages";
+  f.baseline = "BinSort + sort, fresh pages";
+  f.subject = "scatter_sparse, fresh pages";
+  f.variants.push_back(
+      {"BinSort + sort, fresh pages", sieve_bench::withFreshPages(binSort), resetWork});
+  f.variants.push_back({"scatter_sparse, fresh pages", sieve_bench::withFreshPages(sieveCall), {}});
+  f.variants.push_back(
+      {"scatter_sparse + SparseWorkspace, fresh pages", sieve_bench::withFreshPages(sieveWs), {}});
+  sieve_bench::runCase(f, reps);
+  sieve_bench::printCase(f);
   binsort = sieve_bench::find(c, "BinSort(BinOp1D, in bins) + sort")->best;
   sieveT = sieve_bench::find(c, "sieve::keys::scatter_sparse")->best;
+  sieveWsT = sieve_bench::find(c, "scatter_sparse + SparseWorkspace")->best;
+  freshBinsort = sieve_bench::find(f, "BinSort + sort, fresh pages")->best;
+  freshSieve = sieve_bench::find(f, "scatter_sparse, fresh pages")->best;
+  freshSieveWs = sieve_bench::find(f, "scatter_sparse + SparseWorkspace, fresh pages")->best;
   // The answers: both sorted by key; sieve's stable (ids ascend within a key).
   const auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   const auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), work);
@@ -363,6 +396,7 @@ void runLookups(const Exec& exec, i64 n, int reps, double& binsort, double& siev
     stable = stable && (ho(i - 1).k < ho(i).k || ho(i - 1).id < ho(i).id);
   }
   if (!sorted || !stable) std::printf("WRONG: the lookups are not sorted (stably) by key\n");
+  return t;
 }
 
 } // namespace
@@ -404,16 +438,17 @@ int main(int argc, char* argv[]) {
                   r.keyed / r.sieve, r.mapper / r.sieve, r.atomics / r.reduceByKey,
                   r.binLoop / r.reduceByKey);
     std::printf("\n");
-    std::vector<std::pair<i64, std::pair<double, double>>> ls;
-    for (i64 n = i64(1) << 20; n <= std::max(maxN, i64(1) << 22) * 4; n *= 4) {
-      double b = 0, s = 0;
-      runLookups(exec, n, reps, b, s);
-      ls.push_back({n, {b, s}});
-    }
-    std::printf("lookups sorted by (material, energy): BinSort / scatter_sparse time\n");
+    std::vector<std::pair<i64, LookupTimes>> ls;
+    for (i64 n = i64(1) << 20; n <= std::max(maxN, i64(1) << 22) * 4; n *= 4)
+      ls.push_back({n, runLookups(exec, n, reps)});
+    std::printf(
+        "lookups sorted by (material, energy): BinSort / scatter_sparse time (kept "
+        "pages: without, with a SparseWorkspace; fresh pages: without, with)\n");
     for (const auto& [n, t] : ls)
-      std::printf("  2^%d lookups: %.2f\n", __builtin_ctzll(static_cast<unsigned long long>(n)),
-                  t.first / t.second);
+      std::printf("  2^%d lookups: %.2f, %.2f; fresh pages: %.2f, %.2f\n",
+                  __builtin_ctzll(static_cast<unsigned long long>(n)), t.binsort / t.sieve,
+                  t.binsort / t.sieveWs, t.freshBinsort / t.freshSieve,
+                  t.freshBinsort / t.freshSieveWs);
   }
   Kokkos::finalize();
   return 0;

@@ -11,7 +11,9 @@
 //     scatter_sparse,
 //   - a deep_copy of the same elements (the copy limit);
 // then scatter_sparse of 16-byte elements with int64 keys over 2^20, 2^40 and
-// 2^63 against Kokkos::sort of the keys alone and the copy (benchWide);
+// 2^63 against Kokkos::sort of the keys alone and the copy, and with a
+// SparseWorkspace, both also as with glibc's default allocator (fresh result
+// pages every call; FreshPages) (benchWide);
 // then sieve::keys::permute of a View<double* [3]> against BinSort::sort of it
 // (benchPermute), 2^18 - 2^22 rows.
 // Variants are interleaved, best of --reps repetitions (harness.hpp).
@@ -203,12 +205,17 @@ void benchWide(const HostExec& exec, i64 n, int bits, int reps) {
                         },
                         {},
                         2.0 * static_cast<double>(n) * sizeof(WideElem)});
-  c.variants.push_back({"sieve::keys::scatter_sparse",
-                        [&] {
-                          const auto k = sieve::keys::scatter_sparse(exec, in, out);
-                          g_sink = g_sink + k.num_keys();
-                        },
-                        {}});
+  const auto sieveCall = [&] {
+    const auto k = sieve::keys::scatter_sparse(exec, in, out);
+    g_sink = g_sink + k.num_keys();
+  };
+  c.variants.push_back({"sieve::keys::scatter_sparse", sieveCall, {}});
+  sieve::keys::SparseWorkspace<std::int64_t, HostExec> ws;
+  const auto sieveWs = [&] {
+    const auto k = sieve::keys::scatter_sparse(exec, in, out, ws);
+    g_sink = g_sink + k.num_keys();
+  };
+  c.variants.push_back({"scatter_sparse + SparseWorkspace", sieveWs, {}});
   c.variants.push_back({"Kokkos::sort (keys only)",
                         [&] {
                           Kokkos::sort(work);
@@ -220,6 +227,17 @@ void benchWide(const HostExec& exec, i64 n, int bits, int reps) {
                         }});
   sieve_bench::runCase(c, reps);
   sieve_bench::printCase(c);
+  // As a code with glibc's default allocator runs them: the result's pages
+  // fresh every call (the workspace's once). A case of its own (FreshPages).
+  sieve_bench::Case f;
+  f.name = c.name + ", fresh pages";
+  f.baseline = "scatter_sparse, fresh pages";
+  f.subject = f.baseline;
+  f.variants.push_back({"scatter_sparse, fresh pages", sieve_bench::withFreshPages(sieveCall), {}});
+  f.variants.push_back(
+      {"scatter_sparse + SparseWorkspace, fresh pages", sieve_bench::withFreshPages(sieveWs), {}});
+  sieve_bench::runCase(f, reps);
+  sieve_bench::printCase(f);
   sieve::keys::scatter_sparse(exec, in, out);
   const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   bool ok = true;
@@ -228,11 +246,15 @@ void benchWide(const HostExec& exec, i64 n, int bits, int reps) {
   const double ss = sieve_bench::find(c, "sieve::keys::scatter_sparse")->best;
   const double ks = sieve_bench::find(c, "Kokkos::sort (keys only)")->best;
   const double cp = sieve_bench::find(c, "deep_copy (same bytes)")->best;
+  const double fresh = sieve_bench::find(f, "scatter_sparse, fresh pages")->best;
+  const double wsFresh =
+      sieve_bench::find(f, "scatter_sparse + SparseWorkspace, fresh pages")->best;
   const int digits = (bits + 7) / 8;
   std::printf(
       "ratios (int64 keys over 2^%d, output %s): Kokkos::sort / scatter_sparse = %.2f, "
-      "scatter_sparse / copy = %.2f, per 8-bit digit (%d) = %.2f\n\n",
-      bits, ok ? "stable" : "WRONG", ks / ss, ss / cp, digits, ss / cp / digits);
+      "scatter_sparse / copy = %.2f, per 8-bit digit (%d) = %.2f; fresh pages: without / "
+      "with SparseWorkspace = %.2f\n\n",
+      bits, ok ? "stable" : "WRONG", ks / ss, ss / cp, digits, ss / cp / digits, fresh / wsFresh);
 }
 
 } // namespace

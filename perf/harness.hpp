@@ -33,6 +33,36 @@ inline void keepFreedPages() {
 #endif
 }
 
+/// While it lives, allocations of 128 KiB or more come from fresh pages
+/// (mapped, unmapped when freed, each page faulted in on first touch), as
+/// glibc's default allocator does for blocks above its threshold (which it
+/// raises, up to 32 MiB, as mapped blocks are freed: for blocks between 128
+/// KiB and 32 MiB this is harsher than a warmed-up default); the heap's free
+/// pages are returned first. After it, freed pages are kept again
+/// (keepFreedPages), but the heap's must be faulted in anew: run such
+/// variants in a case of their own, after the others.
+struct FreshPages {
+  FreshPages() {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+    malloc_trim(0); // (the kept heap's free pages back to the system)
+#endif
+  }
+  ~FreshPages() { keepFreedPages(); }
+  FreshPages(const FreshPages&) = delete;
+  FreshPages& operator=(const FreshPages&) = delete;
+};
+
+/// A variant's run `f`, with fresh pages (FreshPages) while it runs.
+template <class F>
+std::function<void()> withFreshPages(F f) {
+  return [f] {
+    const FreshPages fresh;
+    f();
+  };
+}
+
 struct Variant {
   std::string name;
   std::function<void()> run;   // the timed work

@@ -102,5 +102,9 @@ void misuse() {
   sieve::Graph<Exec> g;
   Kokkos::View<std::int64_t*> slots64("slots64", 1);
   g.spawn(pop, pop.count(), slots64);
+#elif SIEVE_CASE == 25 // scatter_sparse of int64 keys with a workspace of int32 keys
+  Kokkos::View<std::int64_t*> in("in", 1), out("out", 1);
+  sieve::keys::SparseWorkspace<std::int32_t, Exec> ws;
+  sieve::keys::scatter_sparse(exec, in, out, ws);
 #endif
 }

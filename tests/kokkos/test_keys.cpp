@@ -156,6 +156,244 @@ TEST(KeysSparse, FloatKeys) {
 }
 
 namespace {
+/// The reference distinct keys and offsets of records sorted by key.
+template <class E, class KeyFn>
+void expectKeysOf(const std::vector<E>& sorted, KeyFn key, const std::vector<i64>& offsets,
+                  const std::vector<decltype(key(sorted[0]))>& keys, const std::string& at) {
+  std::vector<decltype(key(sorted[0]))> distinct;
+  std::vector<i64> off;
+  for (std::size_t p = 0; p < sorted.size(); ++p)
+    if (p == 0 || key(sorted[p - 1]) < key(sorted[p])) {
+      distinct.push_back(key(sorted[p]));
+      off.push_back(static_cast<i64>(p));
+    }
+  off.push_back(static_cast<i64>(sorted.size()));
+  EXPECT_EQ(keys, distinct) << at;
+  EXPECT_EQ(offsets, off) << at;
+}
+} // namespace
+
+// One SparseWorkspace through calls of every path (no element first, on the
+// fresh workspace; narrow keys; a few keys; wide hashes, on the native sort
+// where it pays; one key): each call gives the bytes of the call without it,
+// its keys are Views of exactly num_keys() (+ 1) entries, and a call whose
+// keys fit the buffers reuses them (no new result memory); one with more keys
+// grows them.
+TEST(KeysSparseWorkspace, SameResultsAndBuffersReused) {
+  const TestExec exec;
+  sieve::keys::SparseWorkspace<std::int64_t, TestExec> ws;
+  EXPECT_EQ(ws.capacity(), 0);
+  const auto key = [](const Rec<std::int64_t>& e) { return e.k; };
+  struct Case {
+    int n;
+    int distinct; // 0: every key distinct (hashes of the index)
+    bool narrow;
+  };
+  const Case cases[] = {{0, 0, false},       {20000, 0, true}, {5000, 3, false},
+                        {1100003, 0, false}, {1000, 1, false}, {1100003, 0, false}};
+  const void* buffer = nullptr;
+  i64 capacity = -1; // (before the first call)
+  for (const Case& c : cases) {
+    std::vector<Rec<std::int64_t>> in(static_cast<std::size_t>(c.n));
+    for (int i = 0; i < c.n; ++i) {
+      const std::int64_t h = spread(c.distinct > 0 ? i % c.distinct : i);
+      in[static_cast<std::size_t>(i)] = Rec<std::int64_t>{c.narrow ? h & 0xFFFF : h, i};
+    }
+    const std::string at = "n = " + std::to_string(c.n);
+    const auto ref = stableByKey(in, key);
+    const auto dIn = deviceOf(in);
+    DView<Rec<std::int64_t>> out("out", static_cast<std::size_t>(c.n));
+    DView<Rec<std::int64_t>> plainOut("plain_out", static_cast<std::size_t>(c.n));
+    const auto keys = sieve::keys::scatter_sparse(exec, dIn, out, ws);
+    const auto plain = sieve::keys::scatter_sparse(exec, dIn, plainOut);
+    EXPECT_EQ(toHost(out), ref) << at;
+    EXPECT_EQ(toHost(out), toHost(plainOut)) << at;
+    ASSERT_EQ(keys.num_keys(), plain.num_keys()) << at;
+    EXPECT_EQ(keys.num_elements(), c.n) << at;
+    EXPECT_EQ(static_cast<i64>(keys.keys().extent(0)), keys.num_keys()) << at;
+    EXPECT_EQ(static_cast<i64>(keys.offsets().extent(0)), keys.num_keys() + 1) << at;
+    expectKeysOf(ref, key, offsetsOf(keys), toHost(keys.keys()), at);
+    EXPECT_EQ(toHost(keys.keys()), toHost(plain.keys())) << at;
+    EXPECT_EQ(offsetsOf(keys), offsetsOf(plain)) << at;
+    EXPECT_EQ(keys.offset(keys.num_keys()), c.n) << at;
+    EXPECT_GE(ws.capacity(), keys.num_keys()) << at;
+    if (keys.num_keys() <= capacity) {
+      EXPECT_EQ(static_cast<const void*>(keys.keys().data()), buffer) << at << ": not reused";
+      EXPECT_EQ(ws.capacity(), capacity) << at;
+    } else if (capacity >= 0) {
+      EXPECT_EQ(ws.capacity(), std::max<i64>(keys.num_keys(), capacity + capacity / 2)) << at;
+    }
+    buffer = keys.keys().data();
+    capacity = ws.capacity();
+  }
+}
+
+// The keys of a call are the workspace's until its next call: then every
+// use of the older keys throws (their offsets are the new call's), the new
+// ones work, and a copy of the workspace is the same workspace.
+TEST(KeysSparseWorkspace, OlderKeysThrowAfterTheNextCall) {
+  const TestExec exec;
+  const int n = 3000;
+  std::vector<Rec<std::int64_t>> a(n), b(n);
+  for (int i = 0; i < n; ++i) {
+    a[static_cast<std::size_t>(i)] = Rec<std::int64_t>{spread(i % 40), i};
+    b[static_cast<std::size_t>(i)] = Rec<std::int64_t>{spread(i % 70), i};
+  }
+  sieve::keys::SparseWorkspace<std::int64_t, TestExec> ws;
+  const auto copy = ws;
+  DView<Rec<std::int64_t>> outA("out_a", n), outB("out_b", n), red("reduced", n);
+  const auto first = sieve::keys::scatter_sparse(exec, deviceOf(a), outA, ws);
+  EXPECT_EQ(first.offset(40), n);
+  const auto second = sieve::keys::scatter_sparse("labelled", exec, deviceOf(b), outB, copy);
+  EXPECT_THROW(first.offset(0), std::invalid_argument);
+  EXPECT_THROW(sieve::keys::reduce(exec, first, red, sieve::keys::SortUnique{}),
+               std::invalid_argument);
+  EXPECT_THROW(sieve::keys::group(exec, first, red, sieve::keys::SortGroup{}),
+               std::invalid_argument);
+  EXPECT_THROW(sieve::keys::for_each_key_range(exec, first, red, Noop{}), std::invalid_argument);
+  Kokkos::View<std::int64_t*, TestExec::memory_space> sums("sums", 40);
+  const auto ids = Kokkos::View<std::int64_t*, TestExec::memory_space>("ids", n);
+  EXPECT_THROW(sieve::keys::reduce_by_key(exec, first, ids, std::int64_t(0), sieve::Sum{}, sums),
+               std::invalid_argument);
+  EXPECT_EQ(second.num_keys(), 70);
+  EXPECT_EQ(second.offset(70), n);
+  EXPECT_EQ(toHost(outB), stableByKey(b, [](const Rec<std::int64_t>& e) { return e.k; }));
+  // A call given the workspace makes the keys before it stale even when its
+  // arguments are rejected (it writes nothing then).
+  DView<Rec<std::int64_t>> shortOut("short", n - 1);
+  EXPECT_THROW(sieve::keys::scatter_sparse(exec, deviceOf(a), shortOut, ws), std::invalid_argument);
+  EXPECT_THROW(second.offset(0), std::invalid_argument);
+  // compact takes reduced keys only from the very call that made them: two
+  // calls with as many keys share the buffers' address, not their offsets.
+  auto c = a;
+  std::reverse(c.begin(), c.end());
+  DView<Rec<std::int64_t>> outC("out_c", n), kept("kept", n);
+  const auto third = sieve::keys::scatter_sparse(exec, deviceOf(a), outA, ws);
+  const auto unique = sieve::keys::reduce(exec, third, outA, sieve::keys::SortUnique{});
+  EXPECT_EQ(sieve::keys::compact(exec, third, unique, outA, kept), unique.num_elements());
+  const auto fourth = sieve::keys::scatter_sparse(exec, deviceOf(c), outC, ws);
+  ASSERT_EQ(fourth.num_keys(), third.num_keys());
+  ASSERT_EQ(fourth.offsets().data(), third.offsets().data());
+  EXPECT_THROW(sieve::keys::compact(exec, fourth, unique, outC, kept), std::invalid_argument);
+}
+
+// An input of no element writes its one offset (0) into buffers that held
+// another call's; a moved-from workspace stays usable (a move copies).
+TEST(KeysSparseWorkspace, EmptyInputAndMovedFromWorkspace) {
+  const TestExec exec;
+  sieve::keys::SparseWorkspace<std::int64_t, TestExec> ws(exec, 10);
+  Kokkos::deep_copy(ws.kept().offsets, std::int64_t(-7)); // poison
+  DView<Rec<std::int64_t>> none("none", 0);
+  const auto empty = sieve::keys::scatter_sparse(exec, none, none, ws);
+  EXPECT_EQ(empty.num_keys(), 0);
+  EXPECT_EQ(empty.num_elements(), 0);
+  EXPECT_EQ(offsetsOf(empty), std::vector<i64>{0});
+  EXPECT_EQ(empty.offsets().data(), ws.kept().offsets.data());
+  sieve::keys::SparseWorkspace<std::int64_t, TestExec> moved(std::move(ws));
+  EXPECT_EQ(ws.capacity(), 10); // NOLINT(bugprone-use-after-move): a move copies
+  std::vector<Rec<std::int64_t>> in(100);
+  for (int i = 0; i < 100; ++i) in[static_cast<std::size_t>(i)] = Rec<std::int64_t>{i % 7, i};
+  DView<Rec<std::int64_t>> out("out", 100);
+  const auto keys = sieve::keys::scatter_sparse(exec, deviceOf(in), out, ws);
+  EXPECT_EQ(keys.num_keys(), 7);
+  EXPECT_THROW(empty.offset(0), std::invalid_argument);
+  EXPECT_EQ(sieve::keys::scatter_sparse(exec, deviceOf(in), out, moved).num_keys(), 7);
+  EXPECT_THROW(keys.offset(0), std::invalid_argument); // (moved is ws: copies share)
+}
+
+// A call reading or writing the workspace's buffers (the previous call's
+// keys as its input or its output) takes fresh ones: the result is right and
+// what it read was not overwritten while read.
+TEST(KeysSparseWorkspace, BuffersAsInputOrOutputAreNotOverwritten) {
+  const TestExec exec;
+  const int n = 4000;
+  std::vector<Rec<std::int64_t>> in(n);
+  for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = Rec<std::int64_t>{spread(n - i), i};
+  sieve::keys::SparseWorkspace<std::int64_t, TestExec> ws;
+  DView<Rec<std::int64_t>> out("out", n);
+  const auto first = sieve::keys::scatter_sparse(exec, deviceOf(in), out, ws);
+  ASSERT_EQ(first.num_keys(), n);
+  // The keys (integers: their own keys) scattered again, read from the buffers.
+  const auto keysIn = first.keys();
+  auto ints = toHost(keysIn);
+  std::reverse(ints.begin(), ints.end());
+  const auto dInts = toDevice(ints);
+  Kokkos::deep_copy(keysIn, dInts); // descending now, in the workspace's buffer
+  DView<std::int64_t> sortedOut("sorted", n);
+  const auto again = sieve::keys::scatter_sparse(exec, keysIn, sortedOut, ws);
+  std::reverse(ints.begin(), ints.end());
+  EXPECT_EQ(toHost(sortedOut), ints);
+  EXPECT_EQ(toHost(again.keys()), ints);
+  EXPECT_NE(static_cast<const void*>(again.keys().data()), static_cast<const void*>(keysIn.data()));
+  // The buffers as the output: the keys go elsewhere.
+  const auto outIn = again.keys();
+  std::vector<std::int64_t> small(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) small[static_cast<std::size_t>(i)] = (i * 7) % 13;
+  const auto third = sieve::keys::scatter_sparse(exec, toDevice(small), outIn, ws);
+  std::sort(small.begin(), small.end());
+  EXPECT_EQ(toHost(outIn), small);
+  EXPECT_EQ(third.num_keys(), 13);
+  const std::vector<std::int64_t> thirteen = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  EXPECT_EQ(toHost(third.keys()), thirteen);
+  // The offsets buffer (int64 words) as the input: it is read, not overwritten.
+  const auto offsetsIn = Kokkos::subview(
+      ws.kept().offsets, std::make_pair(std::size_t(0), static_cast<std::size_t>(n)));
+  std::vector<std::int64_t> words(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) words[static_cast<std::size_t>(i)] = (i * 11) % 17;
+  Kokkos::deep_copy(offsetsIn, toDevice(words));
+  DView<std::int64_t> wordsOut("words_out", n);
+  const auto fourth = sieve::keys::scatter_sparse(exec, offsetsIn, wordsOut, ws);
+  std::sort(words.begin(), words.end());
+  EXPECT_EQ(toHost(wordsOut), words);
+  EXPECT_EQ(fourth.num_keys(), 17);
+  EXPECT_EQ(fourth.offset(17), n);
+}
+
+// The reserving constructor: its capacity, used without growing; its
+// argument checks; a workspace of another key type (pairs, merge sort).
+TEST(KeysSparseWorkspace, ReserveAndOtherKeyTypes) {
+  const TestExec exec;
+  sieve::keys::SparseWorkspace<std::int64_t, TestExec> ws(exec, 500);
+  EXPECT_EQ(ws.capacity(), 500);
+  std::vector<Rec<std::int64_t>> in(2000);
+  for (int i = 0; i < 2000; ++i) in[static_cast<std::size_t>(i)] = Rec<std::int64_t>{i % 500, i};
+  DView<Rec<std::int64_t>> out("out", 2000);
+  const void* before = ws.kept().keys.data();
+  const auto keys = sieve::keys::scatter_sparse(exec, deviceOf(in), out, ws);
+  EXPECT_EQ(keys.num_keys(), 500);
+  EXPECT_EQ(static_cast<const void*>(keys.keys().data()), before);
+  EXPECT_EQ(ws.capacity(), 500);
+  // Growth: to max(keys, 1.5 x the capacity) (not capped by a call's elements:
+  // a loop whose key count creeps up regrows once in a while, not every call).
+  for (int i = 0; i < 2000; ++i) in[static_cast<std::size_t>(i)].k = i % 600;
+  EXPECT_EQ(sieve::keys::scatter_sparse(exec, deviceOf(in), out, ws).num_keys(), 600);
+  EXPECT_EQ(ws.capacity(), 750);
+  for (int i = 0; i < 2000; ++i) in[static_cast<std::size_t>(i)].k = i % 1900;
+  EXPECT_EQ(sieve::keys::scatter_sparse(exec, deviceOf(in), out, ws).num_keys(), 1900);
+  EXPECT_EQ(ws.capacity(), 1900);
+  for (int i = 0; i < 2000; ++i) in[static_cast<std::size_t>(i)].k = i;
+  EXPECT_EQ(sieve::keys::scatter_sparse(exec, deviceOf(in), out, ws).num_keys(), 2000);
+  EXPECT_EQ(ws.capacity(), 2850);
+  using Ws = sieve::keys::SparseWorkspace<std::int64_t, TestExec>;
+  EXPECT_THROW(Ws(exec, -1), std::invalid_argument);
+  EXPECT_THROW(Ws(exec, std::int64_t(1) << 31), std::invalid_argument);
+  std::vector<Rec<int>> pin(1500);
+  for (int i = 0; i < 1500; ++i) pin[static_cast<std::size_t>(i)] = Rec<int>{(i * 37) % 101, i};
+  sieve::keys::SparseWorkspace<Kokkos::pair<int, int>, TestExec> pws;
+  DView<Rec<int>> pout("pairs_out", 1500), plainOut("pairs_plain", 1500);
+  const auto pk =
+      sieve::keys::scatter_sparse(exec, sieve::keys::keyed(deviceOf(pin), PairKey{}), pout, pws);
+  const auto pp =
+      sieve::keys::scatter_sparse(exec, sieve::keys::keyed(deviceOf(pin), PairKey{}), plainOut);
+  EXPECT_EQ(toHost(pout), toHost(plainOut));
+  ASSERT_EQ(pk.num_keys(), pp.num_keys());
+  EXPECT_EQ(offsetsOf(pk), offsetsOf(pp));
+  const auto a = toHost(pk.keys()), b = toHost(pp.keys());
+  for (std::size_t k = 0; k < a.size(); ++k)
+    EXPECT_TRUE(a[k].first == b[k].first && a[k].second == b[k].second) << k;
+}
+
+namespace {
 /// Record i has i % 4 elements (0 to 3), keyed (7i + j) % 50.
 struct OneToM {
   using element_type = Rec<int>;

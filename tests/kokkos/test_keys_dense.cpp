@@ -371,6 +371,11 @@ TEST(KeysDenseAsync, KeysOfAnEarlierCallThrow) {
   const auto unique = sieve::keys::reduce(exec, copyB, outB, sieve::keys::SortUnique{});
   EXPECT_EQ(unique.num_keys(), 50);
   EXPECT_EQ(sieve::keys::compact(exec, keysB, unique, outB, more), unique.num_elements());
+  // The next call's keys share the offsets' address, not their values: the
+  // survivors counted from keysB do not describe them.
+  const auto keysC = sieve::keys::scatter_dense(exec, deviceOf(a), outA, ws);
+  ASSERT_EQ(keysC.offsets().data(), keysB.offsets().data());
+  EXPECT_THROW(sieve::keys::compact(exec, keysC, unique, outA, more), std::invalid_argument);
 }
 
 TEST(KeysDenseAsync, Misuse) {

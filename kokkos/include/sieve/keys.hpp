@@ -2,13 +2,14 @@
 // Sieve — sieve::keys: move elements into key order in parallel, so that the
 // elements of every key are contiguous, then work on every key (the model:
 // VTK's vtk::keys). The results (DenseKeys, SparseKeys, ReducedKeys,
-// Grouping) and DenseWorkspace are in <sieve/keys_results.hpp>.
+// Grouping), DenseWorkspace and SparseWorkspace are in <sieve/keys_results.hpp>.
 //
 //   DenseKeys  scatter_dense([label,] [exec,] input[, min_key, max_key], output)
 //   DenseKeys  scatter_dense([label,] exec, input, output, DenseWorkspace&)  (asynchronous)
 //   DenseKeys  sort_permutation([label,] [exec,] n, key_fn[, min_key, max_key], perm)
 //   DenseKeys  sort_permutation([label,] exec, n | count, key_fn, perm, DenseWorkspace&)  (async)
 //   SparseKeys scatter_sparse([label,] [exec,] input, output)
+//   SparseKeys scatter_sparse([label,] exec, input, output, SparseWorkspace&)  (no result alloc)
 //   int64      count_elements([label,] [exec,] input)
 //   void       for_each_key_range([label,] [exec,] keys, output, functor, args...)
 //   ReducedKeys reduce([label,] [exec,] keys, output, functor | SortUnique{})  (a filter)
@@ -237,12 +238,31 @@ DenseResult<Exec, In> denseEntry(const Impl::Names& names, const Exec& exec, con
   }
 }
 
-template <class Exec, class In, class Out>
+template <class Exec, class In, class Out, class... Ws>
 SparseResult<Exec, In> sparseEntry(const Impl::Names& names, const Exec& exec, const In& input,
-                                   const Out& output) {
-  if constexpr (scatterChecks<false, Exec, In, Out>()) {
+                                   const Out& output, const Ws&... ws) {
+  static_assert(sizeof...(Ws) <= 1,
+                "sieve::keys::scatter_sparse: the arguments are (exec, input, "
+                "output) or (exec, input, output, workspace)");
+  using Key = KeyOr<typename InputOf<In>::key_type>;
+  using Want = sieve::keys::SparseWorkspace<Key, Exec>;
+  constexpr bool wsOk = (std::is_same_v<Ws, Want> && ...);
+  static_assert(((IsSparseWorkspace<Ws>::value) && ...),
+                "sieve::keys::scatter_sparse: the argument after the output must be a "
+                "sieve::keys::SparseWorkspace<Key, ExecSpace>");
+  // (After the input's own checks: an invalid input has no key type to match.)
+  static_assert(!((IsSparseWorkspace<Ws>::value) && ...) || !InputOf<In>::ok || wsOk,
+                "sieve::keys::scatter_sparse: the workspace must be a SparseWorkspace of the "
+                "input's key type and of the instance's execution space");
+  if constexpr (scatterChecks<false, Exec, In, Out>() && wsOk) {
     Impl::checkKernelsAllowed<Exec>("sieve::keys::scatter_sparse");
-    return scatterSparse<SparseResult<Exec, In>>(names, exec, input, output);
+    if constexpr (sizeof...(Ws) == 1) {
+      const Want& w = Impl::nth<0>(ws...);
+      return scatterSparse<SparseResult<Exec, In>>(names, exec, input, output, &w.kept().offsets,
+                                                   &w.kept().keys, w.generation());
+    } else {
+      return scatterSparse<SparseResult<Exec, In>>(names, exec, input, output);
+    }
   } else {
     return {};
   }
@@ -735,6 +755,31 @@ scatter_sparse(const std::string& label, const ExecSpace& exec, const Input& inp
                const Output& output) {
   return Impl::Keys::sparseEntry(Impl::Names(label, "sieve::keys::scatter_sparse"), exec, input,
                                  output);
+}
+
+/// scatter_sparse in a loop: `scatter_sparse([label,] exec, input, output,
+/// workspace)` writes the returned SparseKeys into the buffers of `workspace`
+/// (a SparseWorkspace<Key, ExecSpace> of the input's key type) instead of new
+/// Views: once they fit, the call allocates no result memory (unless its
+/// input or output lies in them). The keys are valid until the next call
+/// given the workspace (see SparseWorkspace).
+/// Otherwise as the form without it (the same bytes); blocks; throws the
+/// same.
+template <class ExecSpace, class Input, class Output, class Workspace>
+std::enable_if_t<Impl::kIsExec<ExecSpace>, Impl::Keys::SparseResult<ExecSpace, Input>>
+scatter_sparse(const ExecSpace& exec, const Input& input, const Output& output,
+               const Workspace& workspace) {
+  return Impl::Keys::sparseEntry(Impl::Names("", "sieve::keys::scatter_sparse"), exec, input,
+                                 output, workspace);
+}
+
+/// scatter_sparse with a workspace and a label.
+template <class ExecSpace, class Input, class Output, class Workspace>
+std::enable_if_t<Impl::kIsExec<ExecSpace>, Impl::Keys::SparseResult<ExecSpace, Input>>
+scatter_sparse(const std::string& label, const ExecSpace& exec, const Input& input,
+               const Output& output, const Workspace& workspace) {
+  return Impl::Keys::sparseEntry(Impl::Names(label, "sieve::keys::scatter_sparse"), exec, input,
+                                 output, workspace);
 }
 
 /// scatter_sparse on a default instance of the output's execution space.

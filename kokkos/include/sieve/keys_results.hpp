@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve — the results of sieve::keys (KeyRanges, DenseKeys, SparseKeys,
 // ReducedKeys, GroupedElements, Grouping): key ids with their element
-// ranges; and DenseWorkspace, the scratch of the asynchronous scatter_dense
-// whose offsets its DenseKeys share. Every result owns its Views (Kokkos
-// handle semantics: copies share them) and can be released alone. Included
-// by <sieve/keys.hpp>.
+// ranges; DenseWorkspace, the scratch of the asynchronous scatter_dense
+// whose offsets its DenseKeys share; and SparseWorkspace, the result memory
+// that scatter_sparse reuses in a loop. Every result holds its Views (Kokkos
+// handle semantics: copies share them) and can be released alone; the
+// results of a call given a workspace are Views into the workspace's memory,
+// current until its next call. Included by <sieve/keys.hpp>.
 #pragma once
 
 #include <sieve/core/keys.hpp>
@@ -23,6 +25,12 @@ namespace Impl {
 namespace Keys {
 /// The base of every keys result (kIsKeys).
 struct KeyRangesTag {};
+/// The buffers a SparseWorkspace keeps (its copies share them).
+template <class Key, class Mem>
+struct SparseKept {
+  Kokkos::View<std::int64_t*, Mem> offsets; // capacity + 1 words
+  Kokkos::View<Key*, Mem> keys;             // capacity keys
+};
 } // namespace Keys
 } // namespace Impl
 
@@ -64,6 +72,9 @@ class KeyRanges : public Impl::Keys::KeyRangesTag {
     Kokkos::deep_copy(v, Kokkos::subview(offsets_, k));
     return v;
   }
+  /// (internal) the workspace call that made it (0: none; compact checks
+  /// that its reduced keys came from this very call).
+  std::int64_t madeByCall() const { return live_ != nullptr ? generation_ : 0; }
   /// (internal) the rejection word and the workspace generation of the
   /// asynchronous call that made it.
   using status_view = Kokkos::View<std::int64_t, memory_space>;
@@ -73,15 +84,17 @@ class KeyRanges : public Impl::Keys::KeyRangesTag {
     live_ = std::move(live);
     generation_ = generation;
   }
-  /// Throws std::invalid_argument when these keys came from an asynchronous
-  /// scatter_dense whose workspace has served a later call since (their
-  /// offsets are that call's now). Host only, O(1), never blocks.
+  /// Throws std::invalid_argument when these keys came from a call given a
+  /// workspace (the asynchronous scatter_dense, or scatter_sparse with a
+  /// SparseWorkspace) that has served a later call since (their offsets are
+  /// that call's now). Host only, O(1), never blocks.
   void checkCurrent(const char* fn) const {
     if (live_ != nullptr && *live_ != generation_)
       sieve::Impl::fail(fn,
-                        "these keys came from an asynchronous scatter_dense whose "
-                        "DenseWorkspace has served a later call since: their offsets are "
-                        "that call's now (use a workspace per result kept alive)");
+                        "these keys came from a call given a workspace (DenseWorkspace or "
+                        "SparseWorkspace) that has served a later call since: their offsets "
+                        "are that call's now (copy the keys, or use a workspace per result "
+                        "kept alive)");
   }
   /// Throws std::invalid_argument when the asynchronous call that made these
   /// keys rejected its input, or as checkCurrent (reads one word: blocking;
@@ -269,6 +282,66 @@ class SparseKeys : public KeyRanges<ExecSpace> {
   keys_view keys_;
 };
 
+/// The result memory of scatter_sparse called in a loop: the offsets and
+/// keys buffers that the calls given it write their SparseKeys into (the
+/// usual View types, of exactly num_keys() (+ 1) entries), so that a loop
+/// stops allocating, and first-touching, 16 bytes or so per element every
+/// step once the buffers fit. A call grows them when its keys do not fit
+/// (to max(keys, 1.5 x the capacity)), and takes
+/// fresh ones when they share a byte with its input or output View (it would
+/// overwrite what it reads); otherwise it reuses them. The SparseKeys a call
+/// returns are valid until the next call given this workspace or a copy of it
+/// (copies share the buffers), even one that throws: offset(k), reduce, group,
+/// compact, reduce_by_key and for_each_key_range on older ones throw
+/// std::invalid_argument, while their keys() and offsets() Views show the
+/// newer call's data. Order the next call after any work still reading the
+/// older keys (a fence, when that work runs on another instance). A key
+/// functor or mapper must not read the buffers (not detected). One call at a
+/// time. A moved-from workspace is a copy (it stays usable). Key: the
+/// input's key type.
+template <class Key, class ExecSpace>
+class SparseWorkspace {
+ public:
+  using key_type = Key;
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using offsets_view = Kokkos::View<std::int64_t*, memory_space>;
+  using keys_view = Kokkos::View<Key*, memory_space>;
+
+  /// No buffers yet: the first call allocates them. O(1).
+  SparseWorkspace() = default;
+  SparseWorkspace(const SparseWorkspace&) = default; // (no move: a moved-from one copies)
+  SparseWorkspace& operator=(const SparseWorkspace&) = default;
+  /// Buffers for up to `keys` distinct keys, allocated and zero-filled on
+  /// `exec` (which first-touches their pages; blocking, O(keys)). Throws
+  /// std::invalid_argument for keys < 0 or more than 2^31 - 2 (and what
+  /// Kokkos throws when the allocation fails).
+  SparseWorkspace(const ExecSpace& exec, std::int64_t keys) {
+    constexpr const char* fn = "sieve::keys::SparseWorkspace";
+    if (keys < 0 || keys > Impl::Keys::kMaxSparseElements)
+      Impl::fail(fn, "keys = " + std::to_string(keys) + " is outside [0, " +
+                         std::to_string(Impl::Keys::kMaxSparseElements) + "]");
+    const Impl::Names names("", fn);
+    kept_->offsets = offsets_view(Kokkos::view_alloc(exec, names("offsets")),
+                                  static_cast<std::size_t>(keys + 1));
+    kept_->keys =
+        keys_view(Kokkos::view_alloc(exec, names("keys")), static_cast<std::size_t>(keys));
+    Impl::fence(exec, "keys::SparseWorkspace: buffers filled");
+  }
+
+  /// The distinct keys its buffers hold now (0 before the first call). O(1).
+  std::int64_t capacity() const { return static_cast<std::int64_t>(kept_->keys.extent(0)); }
+
+  /// (internal) the buffers and the count of calls served (shared by copies).
+  Impl::Keys::SparseKept<Key, memory_space>& kept() const { return *kept_; }
+  const std::shared_ptr<std::int64_t>& generation() const { return generation_; }
+
+ private:
+  std::shared_ptr<Impl::Keys::SparseKept<Key, memory_space>> kept_ =
+      std::make_shared<Impl::Keys::SparseKept<Key, memory_space>>();
+  std::shared_ptr<std::int64_t> generation_ = std::make_shared<std::int64_t>(0);
+};
+
 /// The keys of the survivors of reduce (or of the groups of group): the key
 /// ids of the keys it was made from, the survivors of key id k being
 /// [offset(k), offset(k + 1)) of the compacted output.
@@ -278,17 +351,22 @@ class ReducedKeys : public KeyRanges<typename Keys::execution_space> {
   using base = KeyRanges<typename Keys::execution_space>;
   ReducedKeys() = default;
   /// (internal) made by reduce (grouped = false) or group (grouped = true)
-  /// from the keys whose offsets View starts at `source`.
+  /// from the keys whose offsets View starts at `source`, made by the
+  /// workspace call `sourceCall` (0: none).
   ReducedKeys(const typename base::offsets_view& offsets, std::int64_t numKeys,
-              std::int64_t numElements, const void* source, bool grouped)
-      : base(offsets, numKeys, numElements), source_(source), grouped_(grouped) {}
-  /// (internal) the offsets of the keys it was made from, for compact's check.
+              std::int64_t numElements, const void* source, bool grouped, std::int64_t sourceCall)
+      : base(offsets, numKeys, numElements), source_(source), sourceCall_(sourceCall),
+        grouped_(grouped) {}
+  /// (internal) the offsets of the keys it was made from, and the workspace
+  /// call that made them, for compact's check.
   const void* source() const { return source_; }
+  std::int64_t sourceCall() const { return sourceCall_; }
   /// (internal) whether it holds the groups of a Grouping (not survivors).
   bool grouped() const { return grouped_; }
 
  private:
   const void* source_ = nullptr;
+  std::int64_t sourceCall_ = 0;
   bool grouped_ = false;
 };
 
@@ -336,6 +414,10 @@ template <class T>
 struct IsDenseWorkspace : std::false_type {};
 template <class K, class E>
 struct IsDenseWorkspace<sieve::keys::DenseWorkspace<K, E>> : std::true_type {};
+template <class T>
+struct IsSparseWorkspace : std::false_type {};
+template <class K, class E>
+struct IsSparseWorkspace<sieve::keys::SparseWorkspace<K, E>> : std::true_type {};
 } // namespace Keys
 } // namespace Impl
 } // namespace sieve

@@ -144,6 +144,23 @@ std::size_t coveredBytes(const V& v) {
   return last * sizeof(ValueOf<V>) + sizeof(ValueOf<V>);
 }
 
+/// The bytes a View covers, for the one overlap rule (shareBytes,
+/// core/validate.hpp).
+template <class V>
+ArrayBytes viewBytes(const char* name, const V& v) {
+  return arrayBytes(name, v.data(), static_cast<std::int64_t>(coveredBytes(v)), 1);
+}
+
+/// The capacity a kept result buffer grows to when `need` items do not fit
+/// its `old` ones: 1.5 times, at least `need`, at most `most` (unless need is
+/// more). The calls that keep result buffers in a workspace (findall,
+/// scatter_sparse) grow them so.
+inline std::int64_t grownCapacity(std::int64_t old, std::int64_t need, std::int64_t most) {
+  std::int64_t cap = old + old / 2;
+  if (cap > most) cap = most;
+  return cap < need ? need : cap;
+}
+
 template <class V>
 std::int64_t extent64(const V& v) {
   return static_cast<std::int64_t>(v.extent(0));

@@ -297,10 +297,7 @@ R keptResult(const Exec& exec, const Names& names, KeptResult& kept, i64 count, 
     for (std::size_t a = 0; a < inputCount; ++a) fits = fits && !shareBytes(inputs[a], span);
   }
   if (!fits) {
-    const i64 old = static_cast<i64>(kept.capacity);
-    i64 cap = old + old / 2;
-    if (cap > n) cap = n;
-    if (cap < count) cap = count;
+    const i64 cap = grownCapacity(static_cast<i64>(kept.capacity), count, n);
     auto fresh =
         std::make_shared<R>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("result")),
                             static_cast<std::size_t>(cap));

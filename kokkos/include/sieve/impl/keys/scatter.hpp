@@ -542,13 +542,61 @@ struct RecordOrder {
   KOKKOS_INLINE_FUNCTION i64 index(i64 p) const { return p; }
 };
 
+/// Where a sparse scatter writes its offsets and keys: fresh Views (no
+/// workspace), or the first numKeys (+ 1) entries of a SparseWorkspace's
+/// buffers: grown when short (grownCapacity: to max(numKeys, 1.5 x their
+/// capacity), at most 2^31 - 2, not the elements of the call, so a loop whose key count
+/// creeps up does not regrow every call), replaced by buffers as large when
+/// they share a byte with the call's input or output View (the call would
+/// write what it reads). A failed allocation leaves the workspace's buffers
+/// as they were.
+template <class Result, class Exec>
+struct SparseDest {
+  using keys_view = typename Result::keys_view;
+  I64View<Exec>* keptOffsets = nullptr; // the workspace's buffers (null: none)
+  keys_view* keptKeys = nullptr;
+  sieve::Impl::ArrayBytes in, out; // the input View's bytes (none for a mapper); the output's
+
+  template <class V>
+  bool shares(const V& v) const {
+    const sieve::Impl::ArrayBytes b = sieve::Impl::viewBytes("workspace", v);
+    return sieve::Impl::shareBytes(b, in) || sieve::Impl::shareBytes(b, out);
+  }
+
+  void views(const Exec& exec, const sieve::Impl::Names& names, i64 numKeys, I64View<Exec>& offsets,
+             keys_view& keys) const {
+    const auto alloc = [&](const char* what) {
+      return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(what));
+    };
+    if (keptOffsets == nullptr || keptKeys == nullptr) {
+      offsets = I64View<Exec>(alloc("offsets"), static_cast<std::size_t>(numKeys + 1));
+      keys = keys_view(alloc("keys"), static_cast<std::size_t>(numKeys));
+      return;
+    }
+    const i64 capacity = static_cast<i64>(keptKeys->extent(0));
+    const bool shortOf = keptOffsets->extent(0) == 0 || capacity < numKeys;
+    if (shortOf || shares(*keptOffsets) || shares(*keptKeys)) {
+      const i64 grown = shortOf ? grownCapacity(capacity, numKeys, kMaxSparseElements) : capacity;
+      I64View<Exec> o(alloc("workspace_offsets"), static_cast<std::size_t>(grown + 1));
+      keys_view k(alloc("workspace_keys"), static_cast<std::size_t>(grown));
+      *keptOffsets = o;
+      *keptKeys = k;
+    }
+    offsets = Kokkos::subview(
+        *keptOffsets, std::make_pair(std::size_t(0), static_cast<std::size_t>(numKeys + 1)));
+    keys = Kokkos::subview(*keptKeys,
+                           std::make_pair(std::size_t(0), static_cast<std::size_t>(numKeys)));
+  }
+};
+
 /// The end of a sparse scatter: every chunk gathers its elements in sorted
 /// order and counts its key starts; the chunk bases (a host scan of one word
 /// per chunk) give every key its id; then every chunk writes the offsets and
 /// keys of its starts. Blocks (reads back the chunk counts), then fences.
 template <class Result, class Exec, class S, class Out, class Order>
 Result finishSparse(const sieve::Impl::Names& names, const Exec& exec, const S& src,
-                    const Out& output, i64 n, const Order& order) {
+                    const Out& output, i64 n, const Order& order,
+                    const SparseDest<Result, Exec>& dest) {
   const i64 C = countingChunks(n, 1, exec.concurrency());
   I64View<Exec> chunk(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_keys")),
                       static_cast<std::size_t>(C));
@@ -581,11 +629,9 @@ Result finishSparse(const sieve::Impl::Names& names, const Exec& exec, const S& 
     numKeys += t;
   }
   Kokkos::deep_copy(chunk, h);
-  I64View<Exec> offsets(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("offsets")),
-                        static_cast<std::size_t>(numKeys + 1));
-  typename Result::keys_view keys(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("keys")),
-      static_cast<std::size_t>(numKeys));
+  I64View<Exec> offsets;
+  typename Result::keys_view keys;
+  dest.views(exec, names, numKeys, offsets, keys);
   Kokkos::parallel_for(
       names("key_offsets"), Range<Exec>(exec, 0, C), KOKKOS_LAMBDA(const i64 c) {
         const i64 p0 = chunkBegin(c, C, n), p1 = chunkBegin(c + 1, C, n);
@@ -615,7 +661,8 @@ Result finishSparse(const sieve::Impl::Names& names, const Exec& exec, const S& 
 /// offsets from its dense offsets. False, with nothing done, elsewhere.
 template <class Result, class Exec, class S, class Out, class Key>
 bool sparseByDense(const sieve::Impl::Names& names, const Exec& exec, const S& src,
-                   const Out& output, const Key min, const Key max, Result& result) {
+                   const Out& output, const Key min, const Key max,
+                   const SparseDest<Result, Exec>& dest, Result& result) {
   constexpr const char* fn = "sieve::keys::scatter_sparse";
   const std::uint64_t span = keyDistance(max, min);
   if (span >= (std::uint64_t(1) << 23)) return false;
@@ -635,8 +682,9 @@ bool sparseByDense(const sieve::Impl::Names& names, const Exec& exec, const S& s
   Kokkos::parallel_reduce(
       names("keys_present"), Range<Exec>(exec, 0, K),
       KOKKOS_LAMBDA(const i64 k, i64& sum) { sum += dense(k + 1) > dense(k) ? 1 : 0; }, numKeys);
-  I64View<Exec> offsets(alloc("offsets"), static_cast<std::size_t>(numKeys + 1));
-  typename Result::keys_view keys(alloc("keys"), static_cast<std::size_t>(numKeys));
+  I64View<Exec> offsets;
+  typename Result::keys_view keys;
+  dest.views(exec, names, numKeys, offsets, keys);
   using U = std::make_unsigned_t<Key>;
   Kokkos::parallel_scan(
       names("key_offsets"), Range<Exec>(exec, 0, K),
@@ -674,7 +722,8 @@ struct SparseWordOf {
 /// elsewhere.
 template <class Result, class Exec, class S, class Out, class Key>
 bool sparseOnNative(const sieve::Impl::Names& names, const Exec& exec, const S& src,
-                    const Out& output, const Key min, const std::uint64_t span, Result& result) {
+                    const Out& output, const Key min, const std::uint64_t span,
+                    const SparseDest<Result, Exec>& dest, Result& result) {
   using sieve::Impl::Face;
   using sieve::Impl::Primitive;
   constexpr const char* fn = "sieve::keys::scatter_sparse";
@@ -723,8 +772,9 @@ bool sparseOnNative(const sieve::Impl::Names& names, const Exec& exec, const S& 
     Kokkos::deep_copy(exec, ids, hi);
     exec.fence();
   }
-  I64View<Exec> offsets(alloc("offsets"), static_cast<std::size_t>(numKeys + 1));
-  typename Result::keys_view keys(alloc("keys"), static_cast<std::size_t>(numKeys));
+  I64View<Exec> offsets;
+  typename Result::keys_view keys;
+  dest.views(exec, names, numKeys, offsets, keys);
   // A run's first record starts a key (runs hold different top digits).
   // A run whose keys do not come out as the sort counted them (a key
   // functor that answered differently on this read) is counted: thrown.
@@ -766,7 +816,7 @@ bool sparseOnNative(const sieve::Impl::Names& names, const Exec& exec, const S& 
 /// and the number of keys and elements).
 template <class Result, class Exec, class S, class Out>
 Result sparseOfArray(const sieve::Impl::Names& names, const Exec& exec, const S& src,
-                     const Out& output) {
+                     const Out& output, const SparseDest<Result, Exec>& dest) {
   constexpr const char* fn = "sieve::keys::scatter_sparse";
   using Key = typename S::key_type;
   using Mem = typename Exec::memory_space;
@@ -775,20 +825,25 @@ Result sparseOfArray(const sieve::Impl::Names& names, const Exec& exec, const S&
     sieve::Impl::fail(fn, "the input has " + std::to_string(n) + " elements; at most " +
                               std::to_string(kMaxSparseElements) + " are taken");
   checkOutputHolds(fn, sieve::Impl::extent64(output), n);
-  if (n == 0)
-    return Result(I64View<Exec>(names("offsets"), 1), typename Result::keys_view(names("keys"), 0),
-                  0, 0);
+  if (n == 0) {
+    I64View<Exec> offsets;
+    typename Result::keys_view keys;
+    dest.views(exec, names, 0, offsets, keys);
+    Kokkos::deep_copy(exec, offsets, i64(0));
+    sieve::Impl::fence(exec, "keys::scatter_sparse: empty offsets written");
+    return Result(offsets, keys, 0, 0);
+  }
   if constexpr (kIntegralKey<Key>) {
     const KeyExtent<Key> e = keyExtent(exec, names, src);
     const std::uint64_t span = keyDistance(e.max, e.min);
     const int passes = radixPasses(span);
-    if (passes == 0) return finishSparse<Result>(names, exec, src, output, n, RecordOrder{});
+    if (passes == 0) return finishSparse<Result>(names, exec, src, output, n, RecordOrder{}, dest);
     Result byDense;
-    if (sparseByDense(names, exec, src, output, e.min, e.max, byDense)) return byDense;
-    if (sparseOnNative(names, exec, src, output, e.min, span, byDense)) return byDense;
+    if (sparseByDense(names, exec, src, output, e.min, e.max, dest, byDense)) return byDense;
+    if (sparseOnNative(names, exec, src, output, e.min, span, dest, byDense)) return byDense;
     I64View<Exec> order;
     if (nativeOrder(exec, names, src, e.min, span, order))
-      return finishSparse<Result>(names, exec, src, output, n, IndexOrder<Exec>{order});
+      return finishSparse<Result>(names, exec, src, output, n, IndexOrder<Exec>{order}, dest);
     const int bits = radixPassBits(span);
     const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
     const i64 buckets = i64(1) << bits;
@@ -820,7 +875,7 @@ Result sparseOfArray(const sieve::Impl::Names& names, const Exec& exec, const S&
         std::swap(a, b);
       }
     }
-    return finishSparse<Result>(names, exec, src, output, n, IndexOrder<Exec>{idx});
+    return finishSparse<Result>(names, exec, src, output, n, IndexOrder<Exec>{idx}, dest);
   } else {
     using T = Tagged<Key>;
     Kokkos::View<T*, Mem> a(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_a")),
@@ -854,30 +909,43 @@ Result sparseOfArray(const sieve::Impl::Names& names, const Exec& exec, const S&
                         "pieces disagreed " +
                             std::to_string(disagreed) + " time(s)); nothing was written");
     return finishSparse<Result>(names, exec, src, output, n,
-                                TaggedOrder<std::decay_t<decltype(r)>>{r});
+                                TaggedOrder<std::decay_t<decltype(r)>>{r}, dest);
   }
 }
 
-/// scatter_sparse, checked types.
+/// scatter_sparse, checked types. With a workspace (its buffers `keptOffsets`
+/// and `keptKeys`, its `generation`),
+/// the result is written to its buffers (SparseDest) and tied to this call,
+/// whose start makes the keys of the calls before it stale (checkCurrent
+/// throws), whether or not it completes or its arguments are valid.
 template <class Result, class Exec, class In, class Out>
 Result scatterSparse(const sieve::Impl::Names& names, const Exec& exec, const In& input,
-                     const Out& output) {
+                     const Out& output, I64View<Exec>* keptOffsets = nullptr,
+                     typename Result::keys_view* keptKeys = nullptr,
+                     const std::shared_ptr<std::int64_t>& generation = nullptr) {
   constexpr const char* fn = "sieve::keys::scatter_sparse";
+  const std::int64_t call = generation != nullptr ? ++*generation : 0;
   using Src = typename InputOf<In>::source;
   const Src src = InputOf<In>::make(input);
   checkApartFromInput(fn, input, output);
+  const SparseDest<Result, Exec> dest{keptOffsets, keptKeys, inputBytesOf(input),
+                                      sieve::Impl::viewBytes("output", output)};
   const sieve::Impl::CallRegion region(
       names, sieve::Impl::faceFor<Exec, sieve::Impl::Primitive::RadixOrder>(
                  kIntegralKey<typename Src::key_type>));
+  Result result;
   if constexpr (Src::kOneToOne) {
-    return sparseOfArray<Result>(names, exec, src, output);
+    result = sparseOfArray<Result>(names, exec, src, output, dest);
   } else {
     const auto elems = materialize(exec, names, src);
     using A =
         ArraySource<std::decay_t<decltype(elems)>, MapperKey<std::decay_t<decltype(src.mapper)>>>;
-    return sparseOfArray<Result>(
-        names, exec, A{elems, MapperKey<std::decay_t<decltype(src.mapper)>>{src.mapper}}, output);
+    result = sparseOfArray<Result>(
+        names, exec, A{elems, MapperKey<std::decay_t<decltype(src.mapper)>>{src.mapper}}, output,
+        dest);
   }
+  if (generation != nullptr) result.attachCall(typename Result::status_view(), generation, call);
+  return result;
 }
 
 /// count_elements: the elements of an input, without storing them.

@@ -217,9 +217,9 @@ Result reduce(const sieve::Impl::Names& names, const Exec& exec, const Keys& key
           names("reduced_offsets"), Range<Exec>(exec, 0, K + 1),
           KOKKOS_LAMBDA(const i64 k) { counts(k) = s(offsets(k)); });
       const i64 m = readWord(counts, K);
-      return Result(counts, K, m, source, false);
+      return Result(counts, K, m, source, false, keys.madeByCall());
     }
-    return Result(counts, K, 0, source, false);
+    return Result(counts, K, 0, source, false, keys.madeByCall());
   } else {
     forEachKeyRange(names, exec, keys, output, functor, counts);
     i64 bad = 0;
@@ -239,7 +239,7 @@ Result reduce(const sieve::Impl::Names& names, const Exec& exec, const Keys& key
         KOKKOS_LAMBDA(const i64 k) { counts(k) = 0; });
     scanInPlace(exec, names, counts);
     const i64 m = readWord(counts, K);
-    return Result(counts, K, m, source, false);
+    return Result(counts, K, m, source, false, keys.madeByCall());
   }
 }
 
@@ -268,8 +268,9 @@ Result finishGroups(const sieve::Impl::Names& names, const Exec& exec, const Key
   sieve::Impl::fence(exec, "keys::group: temporaries freed");
   using Groups = decltype(Result::groups);
   using Reduced = decltype(Result::keys);
-  return Result{Groups(groups, G, n),
-                Reduced(perKey, K, G, static_cast<const void*>(offsets.data()), true)};
+  return Result{
+      Groups(groups, G, n),
+      Reduced(perKey, K, G, static_cast<const void*>(offsets.data()), true, keys.madeByCall())};
 }
 
 /// group, checked types. Result: the Grouping of Keys.
@@ -319,10 +320,12 @@ i64 compactReduced(const sieve::Impl::Names& names, const Exec& exec, const Keys
     sieve::Impl::fail(fn,
                       "reduced is the keys of a Grouping (it counts groups, not survivors at "
                       "the front of each key); use compact(grouping.groups, input, output)");
-  if (reduced.source() != static_cast<const void*>(keys.offsets().data()))
+  if (reduced.source() != static_cast<const void*>(keys.offsets().data()) ||
+      reduced.sourceCall() != keys.madeByCall())
     sieve::Impl::fail(fn,
                       "reduced was not made by reduce(keys, ...) from these keys (or a copy "
-                      "of them); its counts do not describe keys' elements");
+                      "of them; a workspace's keys of another call do not count); its counts "
+                      "do not describe keys' elements");
   if (sieve::Impl::extent64(input) < keys.num_elements())
     sieve::Impl::fail(fn, "input.extent(0) = " + std::to_string(input.extent(0)) +
                               " is smaller than the keys' " + std::to_string(keys.num_elements()) +

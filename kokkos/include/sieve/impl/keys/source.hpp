@@ -246,13 +246,16 @@ std::size_t inputBytes(const In& in) {
   else return 0;
 }
 
+/// The bytes of the View an input reads (none for a mapper).
+template <class In>
+sieve::Impl::ArrayBytes inputBytesOf(const In& in) {
+  return sieve::Impl::arrayBytes("input", inputData(in), static_cast<i64>(inputBytes(in)), 1);
+}
+
 /// The output must not share a byte with the input View.
 template <class In, class Out>
 void checkApartFromInput(const char* fn, const In& in, const Out& out) {
-  const char* a = static_cast<const char*>(inputData(in));
-  const char* b = reinterpret_cast<const char*>(out.data());
-  const std::size_t na = inputBytes(in), nb = sieve::Impl::coveredBytes(out);
-  if (a && b && na > 0 && nb > 0 && a < b + nb && b < a + na)
+  if (sieve::Impl::shareBytes(inputBytesOf(in), sieve::Impl::viewBytes("output", out)))
     sieve::Impl::fail(fn, "output overlaps the input; a scatter needs a separate output View");
 }
 

@@ -21,7 +21,8 @@
 // The sparse sort shares the first two passes (scatterByTop), by the top
 // bits of the word (core/radix.hpp, sparseScatterPlan), and sorts each run in
 // cache by the bits below (sortWideRun): a counting pass by the next ~15
-// bits, then insertion within those sub buckets (~1 record in 2 of them).
+// bits (~1 record in 2 of those sub buckets), then the sub buckets of two
+// records or more (~1 in 10) sorted alone.
 #pragma once
 
 #include <sieve/core/check.hpp>
@@ -103,9 +104,7 @@ inline constexpr std::int64_t kRunAheadBytes = 2048;
 /// Records kRunAheadBytes hold (at least one).
 template <class Rec>
 inline constexpr std::int64_t kRunAhead =
-    kRunAheadBytes / static_cast<std::int64_t>(sizeof(Rec)) > 0
-        ? kRunAheadBytes / static_cast<std::int64_t>(sizeof(Rec))
-        : 1;
+    std::max<std::int64_t>(kRunAheadBytes / static_cast<std::int64_t>(sizeof(Rec)), 1);
 
 /// One thread's scatter by the high digit through per-bucket line buffers.
 /// Cursors are virtual: destination + ph, ph the slot of out[0] within its
@@ -527,14 +526,14 @@ std::int64_t sortWideRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t
           ((wordOf(run[j]) & restMask) << placeBits) | static_cast<std::uint64_t>(j);
     }
   }
-  // A word starts each nonempty sub bucket (there are k - the sum of len -
-  // 1 over the listed buckets); within a listed one, where the bits below
+  // A word starts each nonempty sub bucket (there are m - moved - the sum of
+  // len - 1 over the listed buckets); within a listed one, where the bits below
   // the sub digit change (from the items: no key is read again). Every item
   // of a bucket has one word when there are no such bits.
   std::int64_t distinct = m - moved;
   for (std::int64_t i = 0; i < listed; ++i) {
     // (cnt[d] is now the end of bucket d, so cnt[d - 1] its start.)
-    const std::uint32_t d = multi[i];
+    const std::uint32_t d = list[i];
     const std::int64_t lo = d == 0 ? 0 : cnt[d - 1], len = cnt[d] - lo;
     distinct -= len - 1;
     if (subShift == 0) continue;
@@ -677,15 +676,16 @@ struct SparseScatterHostResult {
 /// core/radix.hpp sparseScatterPlan), the scatter by the top digit into
 /// `out` (line buffers; non-temporal stores from 8 MiB), then every run of
 /// one top digit (at most ~2^14 records for uniform words up to 2^24
-/// records) sorted by the bits below in cache (sortWideRun: a counting pass
-/// and insertion). Every record is read three times and written twice,
+/// records) sorted by the bits below in cache (sortWideRun: a counting pass,
+/// then the few sub buckets of two records or more sorted alone). Every
+/// record is read three times and written twice,
 /// whatever the width of the words. When the longest run exceeds `maxRun`
 /// records (skewed words: pass Impl::sparseScatterMaxRun(n, maxWord)) or
 /// what the run sort takes (sparseRunCap: runs past 2^25 records with 64-bit
 /// words) nothing is written and `taken` is false. O(n), blocking, on `team`
 /// (its own parallel region; fewer threads below 2^14 records per thread).
 /// Allocates, per call, per thread its line buffers (up to 512 KiB) and, for
-/// the run sort, ~10 bytes beside each record of the longest run it sorts
+/// the run sort, ~12 bytes beside each record of the longest run it sorts
 /// plus a copy of it, and up to 128 KiB of counts; all before any byte of
 /// out is written (a std::bad_alloc leaves out untouched). What recOf reads
 /// must not overlap `out` (not checked here: the caller's rule). A word that
