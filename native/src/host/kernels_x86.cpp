@@ -113,13 +113,15 @@ SIEVE_TARGET_AVX2 std::uint32_t scanSum32Avx2(const std::uint32_t* in, std::uint
   return scanSum32Tail(in, out, i, len, acc, inclusive);
 }
 
-/// The indices of the non-zero mask bytes of [i, i + len) into dst, as int64
-/// or int32 (Index): per 8 samples, the table row of their bits (the positions
-/// of the set bits, as int32) offset by their base and stored whole (32 or 64
-/// bytes; the slack is overwritten by what follows or lies in the caller's room).
+/// from + the indices of the non-zero mask bytes of [i, i + len) into dst, as
+/// int64 or int32 (Index): per 8 samples, the table row of their bits (the
+/// positions of the set bits, as int32) offset by their base and stored whole
+/// (32 or 64 bytes; the slack is overwritten by what follows or lies in the
+/// caller's room).
 template <class Index>
 SIEVE_TARGET_AVX2 inline std::int64_t selectIndicesAvx2T(const std::uint8_t* mask, std::int64_t i,
-                                                         std::int64_t len, Index* dst) {
+                                                         std::int64_t len, std::int64_t from,
+                                                         Index* dst) {
   const std::uint32_t nonzero = keepXorMaskForZeroBits<std::uint32_t>(0u);
   std::int64_t f = 0, j = 0;
   for (; j + 32 <= len; j += 32) {
@@ -128,7 +130,7 @@ SIEVE_TARGET_AVX2 inline std::int64_t selectIndicesAvx2T(const std::uint8_t* mas
     for (int q = 0; q < 4; ++q) {
       const std::uint32_t m = (bits >> (8 * q)) & 0xFFu;
       const auto* row = reinterpret_cast<const __m128i*>(kBitLut.pos[m]);
-      const std::int64_t base = i + j + 8 * q;
+      const std::int64_t base = from + i + j + 8 * q;
       if constexpr (sizeof(Index) == 8) {
         const __m256i b = _mm256_set1_epi64x(base);
         auto* d = reinterpret_cast<__m256i*>(dst + f);
@@ -145,17 +147,19 @@ SIEVE_TARGET_AVX2 inline std::int64_t selectIndicesAvx2T(const std::uint8_t* mas
     }
   }
   return f + selectExact<Index>(mask, i + j, len - j, reinterpret_cast<unsigned char*>(dst + f),
-                                [](std::int64_t k) { return static_cast<Index>(k); });
+                                [from](std::int64_t k) { return static_cast<Index>(from + k); });
 }
 
 SIEVE_TARGET_AVX2 std::int64_t selectIndicesAvx2(const std::uint8_t* mask, std::int64_t i,
-                                                 std::int64_t len, std::int64_t* dst) {
-  return selectIndicesAvx2T(mask, i, len, dst);
+                                                 std::int64_t len, std::int64_t from,
+                                                 std::int64_t* dst) {
+  return selectIndicesAvx2T(mask, i, len, from, dst);
 }
 
 SIEVE_TARGET_AVX2 std::int64_t selectIndices32Avx2(const std::uint8_t* mask, std::int64_t i,
-                                                   std::int64_t len, std::int32_t* dst) {
-  return selectIndicesAvx2T(mask, i, len, dst);
+                                                   std::int64_t len, std::int64_t from,
+                                                   std::int32_t* dst) {
+  return selectIndicesAvx2T(mask, i, len, from, dst);
 }
 
 /// 32 bytes of items base + rel[0, 32 / W): int64 (W = 8) or int32 (W = 4).
@@ -298,6 +302,26 @@ alignas(64) constexpr std::uint8_t kIota[64] = {
     22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
     44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 
+/// Step G of a block's select: base + offset bytes [G * S, (G + 1) * S) of
+/// `offs` widened to Index (S = 8 int64 or 16 int32, one 64-byte store at
+/// d + G * S), then the next step while items remain (G a constant: the
+/// bytes come out of the register with immediates, no chain between steps).
+template <class Index, int G>
+SIEVE_TARGET_AVX512 inline void selectStepsAvx512(Index* d, __m512i offs, std::int64_t base,
+                                                  int cnt) {
+  constexpr int S = 64 / static_cast<int>(sizeof(Index));
+  const __m128i q = _mm512_extracti32x4_epi32(offs, (G * S) / 16);
+  if constexpr (sizeof(Index) == 8)
+    _mm512_storeu_si512(
+        d + G * S, _mm512_add_epi64(_mm512_set1_epi64(base),
+                                    _mm512_cvtepu8_epi64(G % 2 != 0 ? _mm_srli_si128(q, 8) : q)));
+  else
+    _mm512_storeu_si512(d + G * S, _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(base)),
+                                                    _mm512_cvtepu8_epi32(q)));
+  if constexpr ((G + 1) * S < 64)
+    if ((G + 1) * S < cnt) selectStepsAvx512<Index, G + 1>(d, offs, base, cnt);
+}
+
 SIEVE_TARGET_AVX512 void countAvx512(const std::uint8_t* mask, std::uint32_t flags, std::int64_t a,
                                      std::int64_t b, std::uint32_t* kept, std::uint32_t* live) {
   const std::uint64_t flip64 = keepXorMask<std::uint64_t>(flags);
@@ -329,26 +353,12 @@ SIEVE_TARGET_AVX512 void writeAvx512(const std::uint8_t* mask, std::uint32_t fla
     const auto cnt = static_cast<std::int64_t>(_mm_popcnt_u64(bits));
     if (pos + 64 <= end) {
       // The kept offsets of 64 samples compressed into bytes at once, widened
-      // 16 at a time; one 64-byte store per 16 kept. The stores stay inside
-      // [pos, end) and their slack is overwritten in order by what follows.
-      const __m512i packed = _mm512_maskz_compress_epi8(static_cast<__mmask64>(bits), iota);
-      const __m512i base = _mm512_set1_epi32(static_cast<int>(i));
-      _mm512_storeu_si512(
-          map + pos, _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_castsi512_si128(packed))));
-      if (cnt > 16) {
-        _mm512_storeu_si512(
-            map + pos + 16,
-            _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 1))));
-        if (cnt > 32) {
-          _mm512_storeu_si512(
-              map + pos + 32,
-              _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 2))));
-          if (cnt > 48)
-            _mm512_storeu_si512(
-                map + pos + 48,
-                _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 3))));
-        }
-      }
+      // 16 at a time; one 64-byte store per 16 kept (the first whatever the
+      // count). The stores stay inside [pos, end) and their slack is
+      // overwritten in order by what follows.
+      selectStepsAvx512<std::int32_t, 0>(
+          map + pos, _mm512_maskz_compress_epi8(static_cast<__mmask64>(bits), iota), i,
+          static_cast<int>(cnt));
       pos += cnt;
     } else {
       for (; bits != 0u; bits &= bits - 1u)
@@ -463,50 +473,86 @@ void scatterAvx512(const void* stage, void* plane, std::uint32_t elemBytes,
   }
 }
 
-/// The indices of the non-zero mask bytes of [i, i + len) into dst, as
-/// int64 or int32 (Index): the selected offsets of each 64-byte block
-/// compressed into bytes, then widened 8 (int64) or 16 (int32) at a time and
-/// offset by the block's base (one 64-byte store per step; the slack lies in
-/// the caller's room).
+/// from + the indices of the non-zero mask bytes of [i, i + len) into dst, as
+/// int64 or int32 (Index): the selected offsets of each 64-byte block are
+/// compressed into the bytes of a register, then widened 8 (int64) or 16
+/// (int32) at a time, offset by the block's base and stored whole (64 bytes;
+/// the slack lies in the caller's room). The first store of a block is made
+/// whatever its count (no branch where most blocks select few or none), the
+/// others while items remain; the offsets never go through memory.
 template <class Index>
 SIEVE_TARGET_AVX512 inline std::int64_t selectIndicesAvx512T(const std::uint8_t* mask,
                                                              std::int64_t i, std::int64_t len,
-                                                             Index* dst) {
-  constexpr std::int64_t kStep = 64 / static_cast<std::int64_t>(sizeof(Index));
+                                                             std::int64_t from, Index* dst) {
   const __m512i iota = _mm512_load_si512(kIota);
-  alignas(64) std::uint8_t offs[64];
   std::int64_t f = 0;
   for (std::int64_t j = 0; j < len; j += 64) {
     const std::int64_t m = len - j < 64 ? len - j : 64;
     const std::uint64_t bits = nonzero64Avx512(mask + i + j, m);
-    if (bits == 0u) continue;
-    const auto cnt = static_cast<std::int64_t>(_mm_popcnt_u64(bits));
-    _mm512_store_si512(offs, _mm512_maskz_compress_epi8(static_cast<__mmask64>(bits), iota));
-    for (std::int64_t g = 0; g < cnt; g += kStep) {
-      __m512i v;
-      if constexpr (sizeof(Index) == 8)
-        v = _mm512_add_epi64(
-            _mm512_set1_epi64(i + j),
-            _mm512_cvtepu8_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(offs + g))));
-      else
-        v = _mm512_add_epi32(
-            _mm512_set1_epi32(static_cast<int>(i + j)),
-            _mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(offs + g))));
-      _mm512_storeu_si512(dst + f + g, v);
-    }
+    const auto cnt = static_cast<int>(_mm_popcnt_u64(bits));
+    selectStepsAvx512<Index, 0>(
+        dst + f, _mm512_maskz_compress_epi8(static_cast<__mmask64>(bits), iota), from + i + j, cnt);
     f += cnt;
   }
   return f;
 }
 
 SIEVE_TARGET_AVX512 std::int64_t selectIndicesAvx512(const std::uint8_t* mask, std::int64_t i,
-                                                     std::int64_t len, std::int64_t* dst) {
-  return selectIndicesAvx512T(mask, i, len, dst);
+                                                     std::int64_t len, std::int64_t from,
+                                                     std::int64_t* dst) {
+  return selectIndicesAvx512T(mask, i, len, from, dst);
 }
 
 SIEVE_TARGET_AVX512 std::int64_t selectIndices32Avx512(const std::uint8_t* mask, std::int64_t i,
-                                                       std::int64_t len, std::int32_t* dst) {
-  return selectIndicesAvx512T(mask, i, len, dst);
+                                                       std::int64_t len, std::int64_t from,
+                                                       std::int32_t* dst) {
+  return selectIndicesAvx512T(mask, i, len, from, dst);
+}
+
+/// 64 bytes of items base + rel[0, 64 / W): int64 (W = 8) or int32 (W = 4).
+template <int W>
+SIEVE_TARGET_AVX512 inline __m512i offsetLineAvx512(const std::int32_t* rel, __m512i base) {
+  if constexpr (W == 8)
+    return _mm512_add_epi64(
+        base, _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(rel))));
+  else return _mm512_add_epi32(base, _mm512_loadu_si512(rel));
+}
+
+/// offsetIndices with one 64-byte store a line (8 int64 or 16 int32 items):
+/// the items before dst's first whole line and after its last exactly, each
+/// line between non-temporal with `stream` (which needs dst item-aligned: an
+/// unaligned dst is written with plain stores throughout).
+template <class Item>
+SIEVE_TARGET_AVX512 void offsetIndicesAvx512T(const std::int32_t* rel, std::int64_t len,
+                                              std::int64_t base, unsigned char* dst, bool stream) {
+  constexpr int W = sizeof(Item);
+  constexpr std::int64_t perLine = 64 / W;
+  const auto addr = reinterpret_cast<std::uintptr_t>(dst);
+  std::int64_t k = 0;
+  if (addr % W == 0) {
+    const auto head = static_cast<std::int64_t>((64 - addr % 64) % 64) / W;
+    k = head < len ? head : len;
+    offsetIndicesExact(rel, 0, k, base, dst, W);
+  } else {
+    stream = false;
+  }
+  const __m512i b =
+      W == 8 ? _mm512_set1_epi64(base) : _mm512_set1_epi32(static_cast<std::int32_t>(base));
+  if (stream)
+    for (; k + perLine <= len; k += perLine)
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + k * W), offsetLineAvx512<W>(rel + k, b));
+  else
+    for (; k + perLine <= len; k += perLine)
+      _mm512_storeu_si512(dst + k * W, offsetLineAvx512<W>(rel + k, b));
+  offsetIndicesExact(rel, k, len, base, dst, W);
+}
+
+SIEVE_TARGET_AVX512 void offsetIndicesAvx512(const std::int32_t* rel, std::int64_t len,
+                                             std::int64_t base, void* dst, std::uint32_t itemBytes,
+                                             bool stream) {
+  auto* d = static_cast<unsigned char*>(dst);
+  if (itemBytes == 8u) offsetIndicesAvx512T<std::int64_t>(rel, len, base, d, stream);
+  else offsetIndicesAvx512T<std::int32_t>(rel, len, base, d, stream);
 }
 
 /// The selected lanes of v (lane width W bytes) packed to the front.
@@ -570,7 +616,7 @@ const HostKernels& hostKernelsAvx2() {
 const HostKernels& hostKernelsAvx512() {
   static const HostKernels k{countAvx512,        writeAvx512,         scanSum32Avx512,
                              scatterAvx512,      selectIndicesAvx512, selectIndices32Avx512,
-                             selectValuesAvx512, offsetIndicesAvx2};
+                             selectValuesAvx512, offsetIndicesAvx512};
   return k;
 }
 
