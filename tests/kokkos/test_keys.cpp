@@ -171,6 +171,28 @@ void expectKeysOf(const std::vector<E>& sorted, KeyFn key, const std::vector<i64
   EXPECT_EQ(keys, distinct) << at;
   EXPECT_EQ(offsets, off) << at;
 }
+
+/// scatter_sparse of `in` given the workspace, against the same call without
+/// it and a sequential reference (the records, the keys, the offsets);
+/// returns its keys.
+template <class Ws>
+auto expectWorkspaceCall(const std::vector<Rec<std::int64_t>>& in, const Ws& ws,
+                         const std::string& at) {
+  const TestExec exec;
+  const auto key = [](const Rec<std::int64_t>& e) { return e.k; };
+  const auto ref = stableByKey(in, key);
+  const auto dIn = deviceOf(in);
+  DView<Rec<std::int64_t>> out("out", in.size()), plainOut("plain_out", in.size());
+  const auto keys = sieve::keys::scatter_sparse(exec, dIn, out, ws);
+  const auto plain = sieve::keys::scatter_sparse(exec, dIn, plainOut);
+  EXPECT_EQ(toHost(out), ref) << at;
+  EXPECT_EQ(toHost(out), toHost(plainOut)) << at;
+  EXPECT_EQ(keys.num_keys(), plain.num_keys()) << at;
+  expectKeysOf(ref, key, offsetsOf(keys), toHost(keys.keys()), at);
+  EXPECT_EQ(toHost(keys.keys()), toHost(plain.keys())) << at;
+  EXPECT_EQ(offsetsOf(keys), offsetsOf(plain)) << at;
+  return keys;
+}
 } // namespace
 
 // One SparseWorkspace through calls of every path (no element first, on the
@@ -180,10 +202,8 @@ void expectKeysOf(const std::vector<E>& sorted, KeyFn key, const std::vector<i64
 // keys fit the buffers reuses them (no new result memory); one with more keys
 // grows them.
 TEST(KeysSparseWorkspace, SameResultsAndBuffersReused) {
-  const TestExec exec;
   sieve::keys::SparseWorkspace<std::int64_t, TestExec> ws;
   EXPECT_EQ(ws.capacity(), 0);
-  const auto key = [](const Rec<std::int64_t>& e) { return e.k; };
   struct Case {
     int n;
     int distinct; // 0: every key distinct (hashes of the index)
@@ -200,21 +220,10 @@ TEST(KeysSparseWorkspace, SameResultsAndBuffersReused) {
       in[static_cast<std::size_t>(i)] = Rec<std::int64_t>{c.narrow ? h & 0xFFFF : h, i};
     }
     const std::string at = "n = " + std::to_string(c.n);
-    const auto ref = stableByKey(in, key);
-    const auto dIn = deviceOf(in);
-    DView<Rec<std::int64_t>> out("out", static_cast<std::size_t>(c.n));
-    DView<Rec<std::int64_t>> plainOut("plain_out", static_cast<std::size_t>(c.n));
-    const auto keys = sieve::keys::scatter_sparse(exec, dIn, out, ws);
-    const auto plain = sieve::keys::scatter_sparse(exec, dIn, plainOut);
-    EXPECT_EQ(toHost(out), ref) << at;
-    EXPECT_EQ(toHost(out), toHost(plainOut)) << at;
-    ASSERT_EQ(keys.num_keys(), plain.num_keys()) << at;
+    const auto keys = expectWorkspaceCall(in, ws, at);
     EXPECT_EQ(keys.num_elements(), c.n) << at;
     EXPECT_EQ(static_cast<i64>(keys.keys().extent(0)), keys.num_keys()) << at;
     EXPECT_EQ(static_cast<i64>(keys.offsets().extent(0)), keys.num_keys() + 1) << at;
-    expectKeysOf(ref, key, offsetsOf(keys), toHost(keys.keys()), at);
-    EXPECT_EQ(toHost(keys.keys()), toHost(plain.keys())) << at;
-    EXPECT_EQ(offsetsOf(keys), offsetsOf(plain)) << at;
     EXPECT_EQ(keys.offset(keys.num_keys()), c.n) << at;
     EXPECT_GE(ws.capacity(), keys.num_keys()) << at;
     if (keys.num_keys() <= capacity) {
@@ -391,6 +400,47 @@ TEST(KeysSparseWorkspace, ReserveAndOtherKeyTypes) {
   const auto a = toHost(pk.keys()), b = toHost(pp.keys());
   for (std::size_t k = 0; k < a.size(); ++k)
     EXPECT_TRUE(a[k].first == b[k].first && a[k].second == b[k].second) << k;
+}
+
+// Integer keys that take the native radix order (wide keys below the record
+// sort's size; skewed ones above it) sort in the workspace's scratch: the
+// calls give the bytes of calls without it, a call that fits reuses the
+// scratch (the same memory), a larger one grows it. (The portable face
+// sorts without it.)
+TEST(KeysSparseWorkspace, RadixOrderScratchKept) {
+  sieve::keys::SparseWorkspace<std::int64_t, TestExec> ws;
+  EXPECT_EQ(ws.scratch_bytes(), 0u);
+  struct Case {
+    int n;
+    bool skewed; // half the keys one key
+    bool fits;   // in the scratch of the calls before
+  };
+  const Case cases[] = {
+      {300007, false, false}, {200003, false, true}, {1100009, true, false}, {300007, true, true}};
+  const void* scratch = nullptr;
+  std::size_t bytes = 0;
+  for (const Case& c : cases) {
+    std::vector<Rec<std::int64_t>> in(static_cast<std::size_t>(c.n));
+    for (int i = 0; i < c.n; ++i)
+      in[static_cast<std::size_t>(i)] =
+          Rec<std::int64_t>{c.skewed && i % 2 == 0 ? std::int64_t(4242) : spread(i), i};
+    const std::string at = "n = " + std::to_string(c.n) + (c.skewed ? ", skewed" : "");
+    expectWorkspaceCall(in, ws, at);
+    const void* now = ws.kept().scratch.data();
+#if defined(SIEVE_TEST_OPENMP)
+    // 32 bytes an element or so: the words, the order, the sort's.
+    EXPECT_GE(ws.scratch_bytes(), 32u * static_cast<std::size_t>(c.n)) << at;
+#endif
+    if (c.fits) {
+      EXPECT_EQ(now, scratch) << at << ": not reused";
+      EXPECT_EQ(ws.scratch_bytes(), bytes) << at;
+    } else if (ws.scratch_bytes() > 0) {
+      EXPECT_NE(now, scratch) << at;
+      EXPECT_GE(ws.scratch_bytes(), bytes + bytes / 2) << at << ": grown by 1.5x at least";
+    }
+    scratch = now;
+    bytes = ws.scratch_bytes();
+  }
 }
 
 namespace {

@@ -258,8 +258,8 @@ SparseResult<Exec, In> sparseEntry(const Impl::Names& names, const Exec& exec, c
     Impl::checkKernelsAllowed<Exec>("sieve::keys::scatter_sparse");
     if constexpr (sizeof...(Ws) == 1) {
       const Want& w = Impl::nth<0>(ws...);
-      return scatterSparse<SparseResult<Exec, In>>(names, exec, input, output, &w.kept().offsets,
-                                                   &w.kept().keys, w.generation());
+      return scatterSparse<SparseResult<Exec, In>>(names, exec, input, output, &w.kept(),
+                                                   w.generation());
     } else {
       return scatterSparse<SparseResult<Exec, In>>(names, exec, input, output);
     }

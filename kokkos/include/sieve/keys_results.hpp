@@ -28,8 +28,9 @@ struct KeyRangesTag {};
 /// The buffers a SparseWorkspace keeps (its copies share them).
 template <class Key, class Mem>
 struct SparseKept {
-  Kokkos::View<std::int64_t*, Mem> offsets; // capacity + 1 words
-  Kokkos::View<Key*, Mem> keys;             // capacity keys
+  Kokkos::View<std::int64_t*, Mem> offsets;  // capacity + 1 words
+  Kokkos::View<Key*, Mem> keys;              // capacity keys
+  Kokkos::View<unsigned char*, Mem> scratch; // the radix order's (its words, order, sort scratch)
 };
 } // namespace Keys
 } // namespace Impl
@@ -286,8 +287,11 @@ class SparseKeys : public KeyRanges<ExecSpace> {
 /// keys buffers that the calls given it write their SparseKeys into (the
 /// usual View types, of exactly num_keys() (+ 1) entries), so that a loop
 /// stops allocating, and first-touching, 16 bytes or so per element every
-/// step once the buffers fit. A call grows them when its keys do not fit
-/// (to max(keys, 1.5 x the capacity)), and takes
+/// step once the buffers fit; and, for integer keys that take the native
+/// radix order (keys too skewed for the record sort: see the README), that
+/// order's scratch (about 32 bytes an element, kept from the first such call
+/// on). A call grows its buffers when they are short (the keys' to max(keys,
+/// 1.5 x the capacity), the scratch's likewise in bytes), and takes
 /// fresh ones when they share a byte with its input or output View (it would
 /// overwrite what it reads); otherwise it reuses them. The SparseKeys a call
 /// returns are valid until the next call given this workspace or a copy of it
@@ -331,6 +335,9 @@ class SparseWorkspace {
 
   /// The distinct keys its buffers hold now (0 before the first call). O(1).
   std::int64_t capacity() const { return static_cast<std::int64_t>(kept_->keys.extent(0)); }
+  /// The bytes of radix-order scratch it holds now (0 until a call took the
+  /// native radix order). O(1).
+  std::size_t scratch_bytes() const { return kept_->scratch.extent(0); }
 
   /// (internal) the buffers and the count of calls served (shared by copies).
   Impl::Keys::SparseKept<Key, memory_space>& kept() const { return *kept_; }

@@ -162,6 +162,22 @@ SIEVE_TARGET_AVX2 std::int64_t selectIndices32Avx2(const std::uint8_t* mask, std
   return selectIndicesAvx2T(mask, i, len, from, dst);
 }
 
+/// The items of offsetIndices before dst's first whole line, exactly;
+/// returns how many. A dst not aligned to its items is not streamed
+/// (`stream` cleared; nothing written here: the plain stores take it all).
+inline std::int64_t offsetHead(const std::int32_t* rel, std::int64_t len, std::int64_t base,
+                               unsigned char* dst, int W, bool& stream) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(dst);
+  if (addr % static_cast<std::uintptr_t>(W) != 0) {
+    stream = false;
+    return 0;
+  }
+  const auto head = static_cast<std::int64_t>((64 - addr % 64) % 64) / W;
+  const std::int64_t k = head < len ? head : len;
+  offsetIndicesExact(rel, 0, k, base, dst, static_cast<std::uint32_t>(W));
+  return k;
+}
+
 /// 32 bytes of items base + rel[0, 32 / W): int64 (W = 8) or int32 (W = 4).
 template <int W>
 SIEVE_TARGET_AVX2 inline __m256i offsetItemsAvx2(const std::int32_t* rel, __m256i base) {
@@ -180,15 +196,7 @@ SIEVE_TARGET_AVX2 void offsetIndicesAvx2T(const std::int32_t* rel, std::int64_t 
                                           std::int64_t base, unsigned char* dst, bool stream) {
   constexpr int W = sizeof(Item);
   constexpr std::int64_t perLine = 64 / W, perStore = 32 / W;
-  const auto addr = reinterpret_cast<std::uintptr_t>(dst);
-  std::int64_t k = 0;
-  if (addr % W == 0) {
-    const auto head = static_cast<std::int64_t>((64 - addr % 64) % 64) / W;
-    k = head < len ? head : len;
-    offsetIndicesExact(rel, 0, k, base, dst, W);
-  } else {
-    stream = false;
-  }
+  std::int64_t k = offsetHead(rel, len, base, dst, W, stream);
   const __m256i b =
       W == 8 ? _mm256_set1_epi64x(base) : _mm256_set1_epi32(static_cast<std::int32_t>(base));
   if (stream) {
@@ -527,15 +535,7 @@ SIEVE_TARGET_AVX512 void offsetIndicesAvx512T(const std::int32_t* rel, std::int6
                                               std::int64_t base, unsigned char* dst, bool stream) {
   constexpr int W = sizeof(Item);
   constexpr std::int64_t perLine = 64 / W;
-  const auto addr = reinterpret_cast<std::uintptr_t>(dst);
-  std::int64_t k = 0;
-  if (addr % W == 0) {
-    const auto head = static_cast<std::int64_t>((64 - addr % 64) % 64) / W;
-    k = head < len ? head : len;
-    offsetIndicesExact(rel, 0, k, base, dst, W);
-  } else {
-    stream = false;
-  }
+  std::int64_t k = offsetHead(rel, len, base, dst, W, stream);
   const __m512i b =
       W == 8 ? _mm512_set1_epi64(base) : _mm512_set1_epi32(static_cast<std::int32_t>(base));
   if (stream)

@@ -22,8 +22,10 @@
 #include <sieve/impl/keys/counting.hpp>
 #include <sieve/impl/keys/merge.hpp>
 #include <sieve/impl/keys/source.hpp>
+#include <sieve/keys_results.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -67,6 +69,10 @@ struct RadixItem {
 };
 template <class Exec>
 using RadixItems = Kokkos::View<RadixItem*, typename Exec::memory_space>;
+/// int64 indices in memory a View owns elsewhere (the radix order's, in scratch).
+template <class Exec>
+using UnmanagedI64 =
+    Kokkos::View<i64*, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 /// The counting-sort view of one LSD radix pass over (word, index) items;
 /// the last pass writes the indices only.
@@ -494,43 +500,11 @@ struct RadixKeyWords {
   }
 };
 
-/// The stable order of a sparse scatter's integer keys on the native face of
-/// Exec, where it has a radix order: the keys' distances from `min` (read
-/// once), sorted in 8-bit passes over the bits of `span`, into `order`.
-/// Returns false, with nothing done, on the portable face.
-template <class Exec, class S, class Key>
-bool nativeOrder(const Exec& exec, const sieve::Impl::Names& names, const S& src, const Key min,
-                 const std::uint64_t span, I64View<Exec>& order) {
-  using sieve::Impl::Face;
-  using sieve::Impl::Primitive;
-  bool done = false;
-  sieve::Impl::dispatch<Exec, Primitive::RadixOrder>(
-      "sieve::keys::scatter_sparse", true, [&](auto tag) {
-        constexpr Face F = decltype(tag)::value;
-        if constexpr (F != Face::Portable) {
-          const i64 n = src.records();
-          const auto alloc = [&](const char* what) {
-            return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(what));
-          };
-          Kokkos::View<std::uint64_t*, typename Exec::memory_space> words(alloc("radix_keys"), n);
-          Kokkos::parallel_for(names("radix_keys"), Range<Exec>(exec, 0, n),
-                               RadixKeyWords<decltype(words), S, Key>{words, src, min});
-          order = I64View<Exec>(alloc("radix_order"), n);
-          Kokkos::View<unsigned char*, typename Exec::memory_space> scratch(
-              alloc("radix_scratch"), sieve::Impl::Faces<F>::radixOrderScratchBytes(n));
-          sieve::Impl::Faces<F>::radixOrder(exec, names, words.data(), n, radixTotalBits(span),
-                                            order.data(), scratch.data(), scratch.extent(0));
-          done = true;
-        }
-      });
-  return done;
-}
-
 /// The sorted order of a sparse scatter: the element at position p, by
 /// radix-sorted indices, by merge-sorted pairs, or (one key) record order.
-template <class Exec>
+template <class V>
 struct IndexOrder {
-  I64View<Exec> idx;
+  V idx;
   KOKKOS_INLINE_FUNCTION i64 index(i64 p) const { return idx(p); }
 };
 template <class V>
@@ -545,16 +519,18 @@ struct RecordOrder {
 /// Where a sparse scatter writes its offsets and keys: fresh Views (no
 /// workspace), or the first numKeys (+ 1) entries of a SparseWorkspace's
 /// buffers: grown when short (grownCapacity: to max(numKeys, 1.5 x their
-/// capacity), at most 2^31 - 2, not the elements of the call, so a loop whose key count
-/// creeps up does not regrow every call), replaced by buffers as large when
-/// they share a byte with the call's input or output View (the call would
-/// write what it reads). A failed allocation leaves the workspace's buffers
-/// as they were.
+/// capacity), at most 2^31 - 2, not the elements of the call, so a loop whose
+/// key count creeps up does not regrow every call), replaced by buffers as
+/// large when they share a byte with the call's input or output View (the
+/// call would write what it reads). The radix order's scratch likewise (a
+/// fresh View without a workspace; the workspace's grown in bytes). A failed
+/// allocation leaves the workspace's buffers as they were.
 template <class Result, class Exec>
 struct SparseDest {
   using keys_view = typename Result::keys_view;
-  I64View<Exec>* keptOffsets = nullptr; // the workspace's buffers (null: none)
-  keys_view* keptKeys = nullptr;
+  using bytes_view = Kokkos::View<unsigned char*, typename Exec::memory_space>;
+  using kept_type = SparseKept<typename Result::key_type, typename Exec::memory_space>;
+  kept_type* kept = nullptr;       // the workspace's buffers (null: none)
   sieve::Impl::ArrayBytes in, out; // the input View's bytes (none for a mapper); the output's
 
   template <class V>
@@ -563,31 +539,82 @@ struct SparseDest {
     return sieve::Impl::shareBytes(b, in) || sieve::Impl::shareBytes(b, out);
   }
 
+  static auto alloc(const Exec& exec, const sieve::Impl::Names& names, const char* what) {
+    return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(what));
+  }
+
   void views(const Exec& exec, const sieve::Impl::Names& names, i64 numKeys, I64View<Exec>& offsets,
              keys_view& keys) const {
-    const auto alloc = [&](const char* what) {
-      return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(what));
-    };
-    if (keptOffsets == nullptr || keptKeys == nullptr) {
-      offsets = I64View<Exec>(alloc("offsets"), static_cast<std::size_t>(numKeys + 1));
-      keys = keys_view(alloc("keys"), static_cast<std::size_t>(numKeys));
+    if (kept == nullptr) {
+      offsets = I64View<Exec>(alloc(exec, names, "offsets"), static_cast<std::size_t>(numKeys + 1));
+      keys = keys_view(alloc(exec, names, "keys"), static_cast<std::size_t>(numKeys));
       return;
     }
-    const i64 capacity = static_cast<i64>(keptKeys->extent(0));
-    const bool shortOf = keptOffsets->extent(0) == 0 || capacity < numKeys;
-    if (shortOf || shares(*keptOffsets) || shares(*keptKeys)) {
+    const i64 capacity = static_cast<i64>(kept->keys.extent(0));
+    const bool shortOf = kept->offsets.extent(0) == 0 || capacity < numKeys;
+    if (shortOf || shares(kept->offsets) || shares(kept->keys)) {
       const i64 grown = shortOf ? grownCapacity(capacity, numKeys, kMaxSparseElements) : capacity;
-      I64View<Exec> o(alloc("workspace_offsets"), static_cast<std::size_t>(grown + 1));
-      keys_view k(alloc("workspace_keys"), static_cast<std::size_t>(grown));
-      *keptOffsets = o;
-      *keptKeys = k;
+      I64View<Exec> o(alloc(exec, names, "workspace_offsets"), static_cast<std::size_t>(grown + 1));
+      keys_view k(alloc(exec, names, "workspace_keys"), static_cast<std::size_t>(grown));
+      kept->offsets = o;
+      kept->keys = k;
     }
     offsets = Kokkos::subview(
-        *keptOffsets, std::make_pair(std::size_t(0), static_cast<std::size_t>(numKeys + 1)));
-    keys = Kokkos::subview(*keptKeys,
+        kept->offsets, std::make_pair(std::size_t(0), static_cast<std::size_t>(numKeys + 1)));
+    keys = Kokkos::subview(kept->keys,
                            std::make_pair(std::size_t(0), static_cast<std::size_t>(numKeys)));
   }
+
+  /// At least `bytes` bytes of scratch, uninitialized.
+  bytes_view scratch(const Exec& exec, const sieve::Impl::Names& names, std::size_t bytes) const {
+    if (kept == nullptr) return bytes_view(alloc(exec, names, "radix_scratch"), bytes);
+    const std::size_t have = kept->scratch.extent(0);
+    if (have < bytes || shares(kept->scratch)) {
+      const auto grown = static_cast<std::size_t>(grownCapacity(
+          static_cast<i64>(have), static_cast<i64>(bytes), std::numeric_limits<i64>::max()));
+      kept->scratch = bytes_view(alloc(exec, names, "workspace_scratch"), grown);
+    }
+    return kept->scratch;
+  }
 };
+
+/// The stable order of a sparse scatter's integer keys on the native face of
+/// Exec, where it has a radix order: the keys' distances from `min` (read
+/// once), sorted in 8-bit passes over the bits of `span`, into `order`, which
+/// lies in `held` (the scratch of `dest`, with the words and the sort's).
+/// Returns false, with nothing done, on the portable face.
+template <class Result, class Exec, class S, class Key>
+bool nativeOrder(const Exec& exec, const sieve::Impl::Names& names, const S& src, const Key min,
+                 const std::uint64_t span, const SparseDest<Result, Exec>& dest,
+                 typename SparseDest<Result, Exec>::bytes_view& held, UnmanagedI64<Exec>& order) {
+  using sieve::Impl::Face;
+  using sieve::Impl::Primitive;
+  using Mem = typename Exec::memory_space;
+  bool done = false;
+  sieve::Impl::dispatch<Exec, Primitive::RadixOrder>(
+      "sieve::keys::scatter_sparse", true, [&](auto tag) {
+        constexpr Face F = decltype(tag)::value;
+        if constexpr (F != Face::Portable) {
+          const i64 n = src.records();
+          // [words: n][order: n][the sort's scratch], 64-byte aligned.
+          const std::size_t plane = sieve::Impl::radixRound64(8u * static_cast<std::size_t>(n));
+          const std::size_t sortBytes = sieve::Impl::Faces<F>::radixOrderScratchBytes(n);
+          held = dest.scratch(exec, names, 64u + 2u * plane + sortBytes);
+          const auto at = reinterpret_cast<std::uintptr_t>(held.data());
+          unsigned char* base = held.data() + (64u - at % 64u) % 64u;
+          const Kokkos::View<std::uint64_t*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> words(
+              reinterpret_cast<std::uint64_t*>(base), static_cast<std::size_t>(n));
+          order =
+              UnmanagedI64<Exec>(reinterpret_cast<i64*>(base + plane), static_cast<std::size_t>(n));
+          Kokkos::parallel_for(names("radix_keys"), Range<Exec>(exec, 0, n),
+                               RadixKeyWords<decltype(words), S, Key>{words, src, min});
+          sieve::Impl::Faces<F>::radixOrder(exec, names, words.data(), n, radixTotalBits(span),
+                                            order.data(), base + 2u * plane, sortBytes);
+          done = true;
+        }
+      });
+  return done;
+}
 
 /// The end of a sparse scatter: every chunk gathers its elements in sorted
 /// order and counts its key starts; the chunk bases (a host scan of one word
@@ -841,9 +868,11 @@ Result sparseOfArray(const sieve::Impl::Names& names, const Exec& exec, const S&
     Result byDense;
     if (sparseByDense(names, exec, src, output, e.min, e.max, dest, byDense)) return byDense;
     if (sparseOnNative(names, exec, src, output, e.min, span, dest, byDense)) return byDense;
-    I64View<Exec> order;
-    if (nativeOrder(exec, names, src, e.min, span, order))
-      return finishSparse<Result>(names, exec, src, output, n, IndexOrder<Exec>{order}, dest);
+    typename SparseDest<Result, Exec>::bytes_view held;
+    UnmanagedI64<Exec> order;
+    if (nativeOrder(exec, names, src, e.min, span, dest, held, order))
+      return finishSparse<Result>(names, exec, src, output, n,
+                                  IndexOrder<UnmanagedI64<Exec>>{order}, dest);
     const int bits = radixPassBits(span);
     const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
     const i64 buckets = i64(1) << bits;
@@ -875,7 +904,7 @@ Result sparseOfArray(const sieve::Impl::Names& names, const Exec& exec, const S&
         std::swap(a, b);
       }
     }
-    return finishSparse<Result>(names, exec, src, output, n, IndexOrder<Exec>{idx}, dest);
+    return finishSparse<Result>(names, exec, src, output, n, IndexOrder<I64View<Exec>>{idx}, dest);
   } else {
     using T = Tagged<Key>;
     Kokkos::View<T*, Mem> a(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_a")),
@@ -913,22 +942,22 @@ Result sparseOfArray(const sieve::Impl::Names& names, const Exec& exec, const S&
   }
 }
 
-/// scatter_sparse, checked types. With a workspace (its buffers `keptOffsets`
-/// and `keptKeys`, its `generation`),
-/// the result is written to its buffers (SparseDest) and tied to this call,
+/// scatter_sparse, checked types. With a workspace (its buffers `kept`, its
+/// `generation`), the result is written to its buffers (SparseDest) and tied
+/// to this call,
 /// whose start makes the keys of the calls before it stale (checkCurrent
 /// throws), whether or not it completes or its arguments are valid.
 template <class Result, class Exec, class In, class Out>
 Result scatterSparse(const sieve::Impl::Names& names, const Exec& exec, const In& input,
-                     const Out& output, I64View<Exec>* keptOffsets = nullptr,
-                     typename Result::keys_view* keptKeys = nullptr,
+                     const Out& output,
+                     typename SparseDest<Result, Exec>::kept_type* kept = nullptr,
                      const std::shared_ptr<std::int64_t>& generation = nullptr) {
   constexpr const char* fn = "sieve::keys::scatter_sparse";
   const std::int64_t call = generation != nullptr ? ++*generation : 0;
   using Src = typename InputOf<In>::source;
   const Src src = InputOf<In>::make(input);
   checkApartFromInput(fn, input, output);
-  const SparseDest<Result, Exec> dest{keptOffsets, keptKeys, inputBytesOf(input),
+  const SparseDest<Result, Exec> dest{kept, inputBytesOf(input),
                                       sieve::Impl::viewBytes("output", output)};
   const sieve::Impl::CallRegion region(
       names, sieve::Impl::faceFor<Exec, sieve::Impl::Primitive::RadixOrder>(
