@@ -410,13 +410,18 @@ TEST(KeysSparseWorkspace, ReserveAndOtherKeyTypes) {
 TEST(KeysSparseWorkspace, RadixOrderScratchKept) {
   sieve::keys::SparseWorkspace<std::int64_t, TestExec> ws;
   EXPECT_EQ(ws.scratch_bytes(), 0u);
+  // What a call does to the scratch of the calls before it.
+  enum class Then { Fresh, Reused, GrownByHalf, GrownToNeed };
   struct Case {
     int n;
     bool skewed; // half the keys one key
-    bool fits;   // in the scratch of the calls before
+    Then then;
   };
-  const Case cases[] = {
-      {300007, false, false}, {200003, false, true}, {1100009, true, false}, {300007, true, true}};
+  const Case cases[] = {{300007, false, Then::Fresh},
+                        {200003, false, Then::Reused},
+                        {330007, false, Then::GrownByHalf}, // needs more, less than 1.5x
+                        {1100009, true, Then::GrownToNeed}, // needs more than 1.5x
+                        {300007, true, Then::Reused}};
   const void* scratch = nullptr;
   std::size_t bytes = 0;
   for (const Case& c : cases) {
@@ -427,20 +432,56 @@ TEST(KeysSparseWorkspace, RadixOrderScratchKept) {
     const std::string at = "n = " + std::to_string(c.n) + (c.skewed ? ", skewed" : "");
     expectWorkspaceCall(in, ws, at);
     const void* now = ws.kept().scratch.data();
-#if defined(SIEVE_TEST_OPENMP)
-    // 32 bytes an element or so: the words, the order, the sort's.
+#if !defined(SIEVE_TEST_SERIAL)
+    // A native radix order: 32 bytes an element or more (the words, the
+    // order, the sort's).
     EXPECT_GE(ws.scratch_bytes(), 32u * static_cast<std::size_t>(c.n)) << at;
 #endif
-    if (c.fits) {
-      EXPECT_EQ(now, scratch) << at << ": not reused";
-      EXPECT_EQ(ws.scratch_bytes(), bytes) << at;
-    } else if (ws.scratch_bytes() > 0) {
-      EXPECT_NE(now, scratch) << at;
-      EXPECT_GE(ws.scratch_bytes(), bytes + bytes / 2) << at << ": grown by 1.5x at least";
+    if (ws.scratch_bytes() > 0) { // (the portable face sorts without it)
+      switch (c.then) {
+      case Then::Fresh: EXPECT_EQ(scratch, nullptr) << at; break;
+      case Then::Reused:
+        EXPECT_EQ(now, scratch) << at << ": not reused";
+        EXPECT_EQ(ws.scratch_bytes(), bytes) << at;
+        break;
+      case Then::GrownByHalf:
+        EXPECT_NE(now, scratch) << at;
+        EXPECT_EQ(ws.scratch_bytes(), bytes + bytes / 2) << at;
+        break;
+      case Then::GrownToNeed:
+        EXPECT_NE(now, scratch) << at;
+        EXPECT_GT(ws.scratch_bytes(), bytes + bytes / 2) << at;
+        EXPECT_LT(ws.scratch_bytes(), 40u * static_cast<std::size_t>(c.n)) << at << ": the need";
+        break;
+      }
     }
     scratch = now;
     bytes = ws.scratch_bytes();
   }
+}
+
+// A call whose output lies in the workspace's scratch (a View that does not
+// own it) takes fresh scratch and keeps the replaced one until it returns:
+// the output is written while it is still there (a freed buffer would be
+// unmapped under the call's writes).
+TEST(KeysSparseWorkspace, OutputOverTheReplacedScratch) {
+  const TestExec exec;
+  sieve::keys::SparseWorkspace<std::int64_t, TestExec> ws;
+  const int n = 200003;
+  std::vector<Rec<std::int64_t>> in(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = Rec<std::int64_t>{spread(i), i};
+  const auto dIn = deviceOf(in);
+  DView<Rec<std::int64_t>> out("out", static_cast<std::size_t>(n));
+  sieve::keys::scatter_sparse(exec, dIn, out, ws);
+  if (ws.scratch_bytes() == 0) GTEST_SKIP() << "this face sorts without the scratch";
+  ASSERT_GE(ws.scratch_bytes(), sizeof(Rec<std::int64_t>) * static_cast<std::size_t>(n));
+  const void* before = ws.kept().scratch.data();
+  const Kokkos::View<Rec<std::int64_t>*, typename TestExec::memory_space,
+                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+      over(reinterpret_cast<Rec<std::int64_t>*>(ws.kept().scratch.data()), n);
+  const auto keys = sieve::keys::scatter_sparse(exec, dIn, over, ws);
+  EXPECT_NE(ws.kept().scratch.data(), before);
+  EXPECT_EQ(keys.num_keys(), n); // (over is gone with the replaced scratch)
 }
 
 namespace {

@@ -287,11 +287,13 @@ class SparseKeys : public KeyRanges<ExecSpace> {
 /// keys buffers that the calls given it write their SparseKeys into (the
 /// usual View types, of exactly num_keys() (+ 1) entries), so that a loop
 /// stops allocating, and first-touching, 16 bytes or so per element every
-/// step once the buffers fit; and, for integer keys that take the native
-/// radix order (keys too skewed for the record sort: see the README), that
-/// order's scratch (about 32 bytes an element, kept from the first such call
-/// on). A call grows its buffers when they are short (the keys' to max(keys,
-/// 1.5 x the capacity), the scratch's likewise in bytes), and takes
+/// step once the buffers fit; and, for integer keys sorted by a native
+/// radix order (on Kokkos::OpenMP the inputs the record sort does not take:
+/// below 16 MiB, records over 32 bytes, keyed or mapper inputs, skewed keys;
+/// see the README), that order's scratch (about 32 bytes an element, kept
+/// from the first such call on). A call grows its buffers when they are
+/// short (the keys' to max(keys, 1.5 x the capacity), the scratch's likewise
+/// in bytes), and takes
 /// fresh ones when they share a byte with its input or output View (it would
 /// overwrite what it reads); otherwise it reuses them. The SparseKeys a call
 /// returns are valid until the next call given this workspace or a copy of it

@@ -40,14 +40,14 @@ struct HostKernels {
   void (*scatter)(const void* stage, void* plane, std::uint32_t elemBytes,
                   const std::uint32_t* bits, std::int64_t a, std::int64_t b, std::int64_t kp,
                   std::int64_t kEnd, std::int64_t dp, std::int64_t dEnd);
-  /// base + k (int64) for the samples k of [i, i + len) whose mask byte is
+  /// The indices k (int64) of the samples of [i, i + len) whose mask byte is
   /// non-zero, in order, stored from dst; returns how many. len <=
   /// kSelectChunk. May store up to kSelectSlack bytes past the last item.
   std::int64_t (*selectIndices)(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
-                                std::int64_t base, std::int64_t* dst);
-  /// selectIndices writing the indices as int32 (every base + k < 2^31).
+                                std::int64_t* dst);
+  /// selectIndices writing the indices as int32 (every k < 2^31).
   std::int64_t (*selectIndices32)(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
-                                  std::int64_t base, std::int32_t* dst);
+                                  std::int32_t* dst);
   /// The same with values[k] (elements of elemBytes = 1, 2, 4 or 8 bytes).
   std::int64_t (*selectValues)(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
                                const void* values, std::uint32_t elemBytes, void* dst);

@@ -115,11 +115,10 @@ void scatterPortable(const void* stage, void* plane, std::uint32_t elemBytes,
 
 // (Loads and stores through memcpy: the output, and the values, need not be
 // aligned to their element size.)
-/// base + the selected positions of mask[i, i + len) as indices of type T
-/// (int64 or int32; the caller checked that they fit).
+/// The selected positions of mask[i, i + len) as indices of type T (int64 or
+/// int32; the caller checked that they fit).
 template <class T>
-std::int64_t selectIndicesAs(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
-                             std::int64_t from, T* dst) {
+std::int64_t selectIndicesAs(const std::uint8_t* mask, std::int64_t i, std::int64_t len, T* dst) {
   auto* d = reinterpret_cast<unsigned char*>(dst);
   std::int64_t f = 0, j = 0;
   for (; j + 16 <= len; j += 16) {
@@ -127,7 +126,7 @@ std::int64_t selectIndicesAs(const std::uint8_t* mask, std::int64_t i, std::int6
     if (bits == 0u) continue;
     // One table row (8 positions) per byte of bits, stored whole; the slack
     // is overwritten in order by what follows (or lies in the caller's room).
-    const auto base = static_cast<T>(from + i + j);
+    const auto base = static_cast<T>(i + j);
     for (int h = 0; h < 2; ++h) {
       const std::uint32_t m = (bits >> (8 * h)) & 0xFFu;
       T row[8];
@@ -137,17 +136,17 @@ std::int64_t selectIndicesAs(const std::uint8_t* mask, std::int64_t i, std::int6
     }
   }
   return f + selectExact<T>(mask, i + j, len - j, d + sizeof(T) * f,
-                            [from](std::int64_t k) { return static_cast<T>(from + k); });
+                            [](std::int64_t k) { return static_cast<T>(k); });
 }
 
 std::int64_t selectIndicesPortable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
-                                   std::int64_t base, std::int64_t* dst) {
-  return selectIndicesAs(mask, i, len, base, dst);
+                                   std::int64_t* dst) {
+  return selectIndicesAs(mask, i, len, dst);
 }
 
 std::int64_t selectIndices32Portable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,
-                                     std::int64_t base, std::int32_t* dst) {
-  return selectIndicesAs(mask, i, len, base, dst);
+                                     std::int32_t* dst) {
+  return selectIndicesAs(mask, i, len, dst);
 }
 
 std::int64_t selectValuesPortable(const std::uint8_t* mask, std::int64_t i, std::int64_t len,

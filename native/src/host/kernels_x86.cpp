@@ -113,15 +113,13 @@ SIEVE_TARGET_AVX2 std::uint32_t scanSum32Avx2(const std::uint32_t* in, std::uint
   return scanSum32Tail(in, out, i, len, acc, inclusive);
 }
 
-/// from + the indices of the non-zero mask bytes of [i, i + len) into dst, as
-/// int64 or int32 (Index): per 8 samples, the table row of their bits (the
-/// positions of the set bits, as int32) offset by their base and stored whole
-/// (32 or 64 bytes; the slack is overwritten by what follows or lies in the
-/// caller's room).
+/// The indices of the non-zero mask bytes of [i, i + len) into dst, as int64
+/// or int32 (Index): per 8 samples, the table row of their bits (the positions
+/// of the set bits, as int32) offset by their base and stored whole (32 or 64
+/// bytes; the slack is overwritten by what follows or lies in the caller's room).
 template <class Index>
 SIEVE_TARGET_AVX2 inline std::int64_t selectIndicesAvx2T(const std::uint8_t* mask, std::int64_t i,
-                                                         std::int64_t len, std::int64_t from,
-                                                         Index* dst) {
+                                                         std::int64_t len, Index* dst) {
   const std::uint32_t nonzero = keepXorMaskForZeroBits<std::uint32_t>(0u);
   std::int64_t f = 0, j = 0;
   for (; j + 32 <= len; j += 32) {
@@ -130,7 +128,7 @@ SIEVE_TARGET_AVX2 inline std::int64_t selectIndicesAvx2T(const std::uint8_t* mas
     for (int q = 0; q < 4; ++q) {
       const std::uint32_t m = (bits >> (8 * q)) & 0xFFu;
       const auto* row = reinterpret_cast<const __m128i*>(kBitLut.pos[m]);
-      const std::int64_t base = from + i + j + 8 * q;
+      const std::int64_t base = i + j + 8 * q;
       if constexpr (sizeof(Index) == 8) {
         const __m256i b = _mm256_set1_epi64x(base);
         auto* d = reinterpret_cast<__m256i*>(dst + f);
@@ -147,19 +145,17 @@ SIEVE_TARGET_AVX2 inline std::int64_t selectIndicesAvx2T(const std::uint8_t* mas
     }
   }
   return f + selectExact<Index>(mask, i + j, len - j, reinterpret_cast<unsigned char*>(dst + f),
-                                [from](std::int64_t k) { return static_cast<Index>(from + k); });
+                                [](std::int64_t k) { return static_cast<Index>(k); });
 }
 
 SIEVE_TARGET_AVX2 std::int64_t selectIndicesAvx2(const std::uint8_t* mask, std::int64_t i,
-                                                 std::int64_t len, std::int64_t from,
-                                                 std::int64_t* dst) {
-  return selectIndicesAvx2T(mask, i, len, from, dst);
+                                                 std::int64_t len, std::int64_t* dst) {
+  return selectIndicesAvx2T(mask, i, len, dst);
 }
 
 SIEVE_TARGET_AVX2 std::int64_t selectIndices32Avx2(const std::uint8_t* mask, std::int64_t i,
-                                                   std::int64_t len, std::int64_t from,
-                                                   std::int32_t* dst) {
-  return selectIndicesAvx2T(mask, i, len, from, dst);
+                                                   std::int64_t len, std::int32_t* dst) {
+  return selectIndicesAvx2T(mask, i, len, dst);
 }
 
 /// The items of offsetIndices before dst's first whole line, exactly;
@@ -481,8 +477,8 @@ void scatterAvx512(const void* stage, void* plane, std::uint32_t elemBytes,
   }
 }
 
-/// from + the indices of the non-zero mask bytes of [i, i + len) into dst, as
-/// int64 or int32 (Index): the selected offsets of each 64-byte block are
+/// The indices of the non-zero mask bytes of [i, i + len) into dst, as int64
+/// or int32 (Index): the selected offsets of each 64-byte block are
 /// compressed into the bytes of a register, then widened 8 (int64) or 16
 /// (int32) at a time, offset by the block's base and stored whole (64 bytes;
 /// the slack lies in the caller's room). The first store of a block is made
@@ -491,7 +487,7 @@ void scatterAvx512(const void* stage, void* plane, std::uint32_t elemBytes,
 template <class Index>
 SIEVE_TARGET_AVX512 inline std::int64_t selectIndicesAvx512T(const std::uint8_t* mask,
                                                              std::int64_t i, std::int64_t len,
-                                                             std::int64_t from, Index* dst) {
+                                                             Index* dst) {
   const __m512i iota = _mm512_load_si512(kIota);
   std::int64_t f = 0;
   for (std::int64_t j = 0; j < len; j += 64) {
@@ -499,22 +495,20 @@ SIEVE_TARGET_AVX512 inline std::int64_t selectIndicesAvx512T(const std::uint8_t*
     const std::uint64_t bits = nonzero64Avx512(mask + i + j, m);
     const auto cnt = static_cast<int>(_mm_popcnt_u64(bits));
     selectStepsAvx512<Index, 0>(
-        dst + f, _mm512_maskz_compress_epi8(static_cast<__mmask64>(bits), iota), from + i + j, cnt);
+        dst + f, _mm512_maskz_compress_epi8(static_cast<__mmask64>(bits), iota), i + j, cnt);
     f += cnt;
   }
   return f;
 }
 
 SIEVE_TARGET_AVX512 std::int64_t selectIndicesAvx512(const std::uint8_t* mask, std::int64_t i,
-                                                     std::int64_t len, std::int64_t from,
-                                                     std::int64_t* dst) {
-  return selectIndicesAvx512T(mask, i, len, from, dst);
+                                                     std::int64_t len, std::int64_t* dst) {
+  return selectIndicesAvx512T(mask, i, len, dst);
 }
 
 SIEVE_TARGET_AVX512 std::int64_t selectIndices32Avx512(const std::uint8_t* mask, std::int64_t i,
-                                                       std::int64_t len, std::int64_t from,
-                                                       std::int32_t* dst) {
-  return selectIndicesAvx512T(mask, i, len, from, dst);
+                                                       std::int64_t len, std::int32_t* dst) {
+  return selectIndicesAvx512T(mask, i, len, dst);
 }
 
 /// 64 bytes of items base + rel[0, 64 / W): int64 (W = 8) or int32 (W = 4).

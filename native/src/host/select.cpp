@@ -110,8 +110,8 @@ std::int64_t stageIndices(const HostKernels& kern, const std::uint8_t* m, std::i
                           std::int32_t* stage) {
   std::int64_t kept = 0;
   for (std::int64_t i = 0; i < len; i += kSelectChunk)
-    kept += kern.selectIndices32(m, i, len - i < kSelectChunk ? len - i : kSelectChunk, 0,
-                                 stage + kept);
+    kept +=
+        kern.selectIndices32(m, i, len - i < kSelectChunk ? len - i : kSelectChunk, stage + kept);
   return kept;
 }
 
@@ -186,8 +186,7 @@ void selectIndicesHost(const std::uint8_t* mask, std::int64_t a, std::int64_t b,
   const Impl::HostKernels& kern = Impl::hostKernels();
   Impl::selectRun(a, b, reinterpret_cast<unsigned char*>(out), pos, end, 8u, stream,
                   [&](std::int64_t i, std::int64_t len, unsigned char* dst) {
-                    return kern.selectIndices(mask, i, len, 0,
-                                              reinterpret_cast<std::int64_t*>(dst));
+                    return kern.selectIndices(mask, i, len, reinterpret_cast<std::int64_t*>(dst));
                   });
 }
 
@@ -201,8 +200,7 @@ void selectIndices32Host(const std::uint8_t* mask, std::int64_t a, std::int64_t 
   const Impl::HostKernels& kern = Impl::hostKernels();
   Impl::selectRun(a, b, reinterpret_cast<unsigned char*>(out), pos, end, 4u, stream,
                   [&](std::int64_t i, std::int64_t len, unsigned char* dst) {
-                    return kern.selectIndices32(mask, i, len, 0,
-                                                reinterpret_cast<std::int32_t*>(dst));
+                    return kern.selectIndices32(mask, i, len, reinterpret_cast<std::int32_t*>(dst));
                   });
 }
 

@@ -524,7 +524,8 @@ struct RecordOrder {
 /// large when they share a byte with the call's input or output View (the
 /// call would write what it reads). The radix order's scratch likewise (a
 /// fresh View without a workspace; the workspace's grown in bytes). A failed
-/// allocation leaves the workspace's buffers as they were.
+/// allocation leaves that buffer of the workspace as it was; replaced ones
+/// live until the call returns.
 template <class Result, class Exec>
 struct SparseDest {
   using keys_view = typename Result::keys_view;
@@ -532,6 +533,9 @@ struct SparseDest {
   using kept_type = SparseKept<typename Result::key_type, typename Exec::memory_space>;
   kept_type* kept = nullptr;       // the workspace's buffers (null: none)
   sieve::Impl::ArrayBytes in, out; // the input View's bytes (none for a mapper); the output's
+  // The buffers this call replaced, alive until it returns: its input or
+  // output may lie in them (a View that does not own them).
+  mutable kept_type replaced;
 
   template <class V>
   bool shares(const V& v) const {
@@ -556,6 +560,8 @@ struct SparseDest {
       const i64 grown = shortOf ? grownCapacity(capacity, numKeys, kMaxSparseElements) : capacity;
       I64View<Exec> o(alloc(exec, names, "workspace_offsets"), static_cast<std::size_t>(grown + 1));
       keys_view k(alloc(exec, names, "workspace_keys"), static_cast<std::size_t>(grown));
+      replaced.offsets = kept->offsets;
+      replaced.keys = kept->keys;
       kept->offsets = o;
       kept->keys = k;
     }
@@ -569,10 +575,15 @@ struct SparseDest {
   bytes_view scratch(const Exec& exec, const sieve::Impl::Names& names, std::size_t bytes) const {
     if (kept == nullptr) return bytes_view(alloc(exec, names, "radix_scratch"), bytes);
     const std::size_t have = kept->scratch.extent(0);
-    if (have < bytes || shares(kept->scratch)) {
-      const auto grown = static_cast<std::size_t>(grownCapacity(
-          static_cast<i64>(have), static_cast<i64>(bytes), std::numeric_limits<i64>::max()));
-      kept->scratch = bytes_view(alloc(exec, names, "workspace_scratch"), grown);
+    const bool shortOf = have < bytes;
+    if (shortOf || shares(kept->scratch)) {
+      const std::size_t grown = shortOf ? static_cast<std::size_t>(grownCapacity(
+                                              static_cast<i64>(have), static_cast<i64>(bytes),
+                                              std::numeric_limits<i64>::max()))
+                                        : have;
+      bytes_view fresh(alloc(exec, names, "workspace_scratch"), grown);
+      replaced.scratch = kept->scratch;
+      kept->scratch = fresh;
     }
     return kept->scratch;
   }
@@ -602,7 +613,7 @@ bool nativeOrder(const Exec& exec, const sieve::Impl::Names& names, const S& src
           held = dest.scratch(exec, names, 64u + 2u * plane + sortBytes);
           const auto at = reinterpret_cast<std::uintptr_t>(held.data());
           unsigned char* base = held.data() + (64u - at % 64u) % 64u;
-          const Kokkos::View<std::uint64_t*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> words(
+          Kokkos::View<std::uint64_t*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> words(
               reinterpret_cast<std::uint64_t*>(base), static_cast<std::size_t>(n));
           order =
               UnmanagedI64<Exec>(reinterpret_cast<i64*>(base + plane), static_cast<std::size_t>(n));
