@@ -9,6 +9,7 @@
 
 #include <sieve/core/select.hpp>
 #include <sieve/native/cuda/check.hpp>
+#include <sieve/native/cuda/select.cuh>
 #include <sieve/native/cuda/select.hpp>
 
 #include <gtest/gtest.h>
@@ -20,9 +21,19 @@
 
 namespace sieve_test {
 
+/// A predicate of the sample index (cuda::SelectIf): mask[k] != 0, read in
+/// the kernel.
+struct MaskKeep {
+  const std::uint8_t* mask;
+  __device__ bool operator()(std::int64_t k) const { return mask[k] != 0; }
+};
+
 /// CudaFace with the selection: every array in device memory behind a guard,
-/// each `in.*Offset` bytes past a 256-byte aligned allocation.
-struct CudaSelectFace : CudaFace {
+/// each `in.*Offset` bytes past a 256-byte aligned allocation. ViaKeep: by
+/// cuda::SelectIf with the predicate MaskKeep (the mask read in the kernel,
+/// byte by byte), else by selectDevice.
+template <bool ViaKeep>
+struct CudaSelectFaceOf : CudaFace {
   static SelectOut selection(const SelectIn& in) {
     const auto n = static_cast<std::int64_t>(in.mask.size());
     const std::size_t size = sieve::Impl::selectItemBytes(in.item, in.elemBytes);
@@ -48,7 +59,13 @@ struct CudaSelectFace : CudaFace {
     s.out = out.get<unsigned char>() + in.outOffset;
     s.cap = in.cap;
     s.count = count.get<std::int64_t>();
-    sieve::selectDevice(s, scratch.get(), scratch.size(), nullptr);
+    if constexpr (ViaKeep) {
+      const MaskKeep keep{s.mask};
+      s.mask = nullptr; // (unused: the predicate reads it)
+      sieve::cuda::SelectIf::enqueue(s, keep, scratch.get(), scratch.size(), nullptr);
+    } else {
+      sieve::selectDevice(s, scratch.get(), scratch.size(), nullptr);
+    }
     EXPECT_TRUE(out.guardIntact()) << "out written past cap items";
     EXPECT_TRUE(count.guardIntact()) << "written past the count word";
     EXPECT_TRUE(scratch.guardIntact()) << "scratch written past select_scratch_bytes(n)";
@@ -62,11 +79,15 @@ struct CudaSelectFace : CudaFace {
   }
 };
 
+using CudaSelectFace = CudaSelectFaceOf<false>;
+using CudaSelectIfFace = CudaSelectFaceOf<true>;
+
 } // namespace sieve_test
 
 using namespace sieve_test;
 
 SIEVE_SELECT_SUITE(CudaSelect, CudaSelectFace, sieve::Tuning::Cuda::kSelectTile);
+SIEVE_SELECT_SUITE(CudaSelectIf, CudaSelectIfFace, sieve::Tuning::Cuda::kSelectTile);
 
 namespace {
 
@@ -82,8 +103,12 @@ constexpr bool kEmulated =
 
 } // namespace
 
-TEST(CudaSelectNative, GraphCaptureAndReplayWithNewMasks) {
-  SIEVE_REQUIRE_DEVICE();
+namespace {
+
+/// A selection captured into a graph, replayed with new masks (by
+/// selectDevice, or with viaKeep by cuda::SelectIf reading them in its
+/// predicate): every replay against the reference.
+void captureAndReplay(bool viaKeep) {
   const std::int64_t n = 3 * kTile + 100, cap = n / 3;
   DeviceBytes mask(n), values(n * 8), out(cap * 8, kSelectSentinel), count(8, 0x5A),
       scratch(sieve::select_scratch_bytes(n), 0x5A);
@@ -102,7 +127,13 @@ TEST(CudaSelectNative, GraphCaptureAndReplayWithNewMasks) {
   s.count = count.get<std::int64_t>();
   cudaGraph_t graph;
   SIEVE_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-  sieve::selectDevice(s, scratch.get(), scratch.size(), st);
+  if (viaKeep) {
+    const MaskKeep keep{s.mask};
+    s.mask = nullptr;
+    sieve::cuda::SelectIf::enqueue(s, keep, scratch.get(), scratch.size(), st);
+  } else {
+    sieve::selectDevice(s, scratch.get(), scratch.size(), st);
+  }
   SIEVE_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
   cudaGraphExec_t exec;
   SIEVE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
@@ -129,6 +160,18 @@ TEST(CudaSelectNative, GraphCaptureAndReplayWithNewMasks) {
   cudaStreamDestroy(st);
 }
 
+} // namespace
+
+TEST(CudaSelectNative, GraphCaptureAndReplayWithNewMasks) {
+  SIEVE_REQUIRE_DEVICE();
+  captureAndReplay(false);
+}
+
+TEST(CudaSelectNative, SelectIfGraphCaptureAndReplay) {
+  SIEVE_REQUIRE_DEVICE();
+  captureAndReplay(true);
+}
+
 TEST(CudaSelectNative, LookBackAcrossManyWindows) {
   SIEVE_REQUIRE_DEVICE();
   // More than 32 tiles (the look-back's window) on the emulator; thousands
@@ -136,6 +179,7 @@ TEST(CudaSelectNative, LookBackAcrossManyWindows) {
   const std::int64_t n = kEmulated ? 70 * kTile + 5 : (std::int64_t(1) << 25) + 4099;
   const auto mask = percentMask(50, n);
   expectSelect<CudaSelectFace>(selectIn(mask, selectKinds()[0], n), "index64");
+  expectSelect<CudaSelectIfFace>(selectIn(mask, selectKinds()[0], n), "SelectIf index64");
   if (!kEmulated) expectSelect<CudaSelectFace>(selectIn(mask, selectKinds()[5], n), "value8");
 }
 
@@ -222,18 +266,29 @@ TEST(CudaRejects, SelectBeforeAnyCudaCall) {
     s.count = &count[0];
     return s;
   };
-  auto rejects = [&](const sieve::SelectSpec& s, void* sc, std::size_t bytes,
-                     const std::string& names) {
+  // Each case by selectDevice, then (but for the mask's own cases) by
+  // cuda::SelectIf, which checks the same but the mask (it has none).
+  const MaskKeep keep{nullptr};
+  auto rejectedBy = [&](const auto& call, const std::string& fn, const std::string& names) {
     try {
-      sieve::selectDevice(s, sc, bytes, nullptr);
-      ADD_FAILURE() << "no throw; expected one naming " << names;
+      call();
+      ADD_FAILURE() << fn << ": no throw; expected one naming " << names;
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("sieve::selectDevice"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(fn), std::string::npos) << e.what();
     }
     for (auto w : out) ASSERT_EQ(w, 0x5A5A5A5A5A5A5A5Aull) << "out written by a rejected call";
     ASSERT_EQ(count[0], kSelectCountSentinel) << "count written by a rejected call";
     for (auto w : bigScratch) ASSERT_EQ(w, 0x5A5A5A5A5A5A5A5Aull) << "scratch written";
+  };
+  auto rejects = [&](const sieve::SelectSpec& s, void* sc, std::size_t bytes,
+                     const std::string& names, bool maskCase = false) {
+    rejectedBy([&] { sieve::selectDevice(s, sc, bytes, nullptr); }, "sieve::selectDevice", names);
+    if (maskCase) return;
+    sieve::SelectSpec k = s;
+    k.mask = nullptr;
+    rejectedBy([&] { sieve::cuda::SelectIf::enqueue(k, keep, sc, bytes, nullptr); },
+               "sieve::cuda::SelectIf::enqueue", names);
   };
   void* sc = bigScratch.data();
   const std::size_t scb = bigScratch.size() * 8;
@@ -269,7 +324,7 @@ TEST(CudaRejects, SelectBeforeAnyCudaCall) {
   rejects(s, sc, scb, "int32 indices");
   s = good();
   s.mask = nullptr;
-  rejects(s, sc, scb, "mask is null");
+  rejects(s, sc, scb, "mask is null", true);
   s = good();
   s.values = nullptr;
   rejects(s, sc, scb, "values is null");
@@ -293,7 +348,7 @@ TEST(CudaRejects, SelectBeforeAnyCudaCall) {
   s = good();
   s.out = mask.data() + 8;
   s.cap = 4;
-  rejects(s, sc, scb, "mask overlaps out");
+  rejects(s, sc, scb, "mask overlaps out", true);
   s = good();
   s.count = reinterpret_cast<std::int64_t*>(out.data() + 5);
   rejects(s, sc, scb, "out overlaps count");
@@ -313,4 +368,7 @@ TEST(CudaRejects, SelectScratchRule) {
   EXPECT_THROW(sieve::select_scratch_bytes(sieve::Impl::kSelectDeviceMaxSamples + 1),
                std::invalid_argument);
   EXPECT_NO_THROW(sieve::select_scratch_bytes(sieve::Impl::kSelectDeviceMaxSamples));
+  // cuda::SelectIf takes the same scratch.
+  for (const std::int64_t n : {std::int64_t(0), kTile + 1, 10 * kTile})
+    EXPECT_EQ(sieve::cuda::SelectIf::scratchBytes(n), sieve::select_scratch_bytes(n));
 }

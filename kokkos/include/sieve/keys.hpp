@@ -760,9 +760,11 @@ scatter_sparse(const std::string& label, const ExecSpace& exec, const Input& inp
 /// scatter_sparse in a loop: `scatter_sparse([label,] exec, input, output,
 /// workspace)` writes the returned SparseKeys into the buffers of `workspace`
 /// (a SparseWorkspace<Key, ExecSpace> of the input's key type) instead of new
-/// Views: once they fit, the call allocates no result memory (unless its
-/// input or output lies in them). The keys are valid until the next call
-/// given the workspace (see SparseWorkspace).
+/// Views, and keeps there the scratch of the native radix order (integer keys
+/// the record scatter does not take, e.g. skewed ones: about 32 bytes an
+/// element, scratch_bytes()): once they fit, the call allocates no result or
+/// scratch memory (unless its input or output lies in them). The keys are
+/// valid until the next call given the workspace (see SparseWorkspace).
 /// Otherwise as the form without it (the same bytes); blocks; throws the
 /// same.
 template <class ExecSpace, class Input, class Output, class Workspace>

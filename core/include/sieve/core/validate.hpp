@@ -126,14 +126,15 @@ inline void checkSelectSpec(const char* fn, const SelectSpec& s, bool maskFromFi
              "the output and the count must not share a byte with each other or the inputs");
 }
 
-/// Validate a CUDA selection (selectDevice): checkSelectSpec, n <=
+/// Validate a CUDA selection (selectDevice; cuda::SelectIf with
+/// `maskFromKeep`, whose s.mask is unused): checkSelectSpec, n <=
 /// kSelectDeviceMaxSamples, count 8-byte aligned (a device word), and the
 /// scratch: scratchBytes >= select_scratch_bytes(n), non-null and 8-byte
 /// aligned where that is not 0, sharing no byte with mask, values, out or count.
 inline void checkSelectDevice(const char* fn, const SelectSpec& s, const void* scratch,
-                              std::size_t scratchBytes) {
+                              std::size_t scratchBytes, bool maskFromKeep = false) {
   checkSelectDeviceSamples(fn, s.n); // first: no overlap check over spans past the limit
-  checkSelectSpec(fn, s);
+  checkSelectSpec(fn, s, maskFromKeep);
   checkPtr(fn, s.count, "count", alignof(std::int64_t));
   const std::size_t need = select_scratch_bytes(s.n);
   if (scratchBytes < need)
@@ -141,7 +142,7 @@ inline void checkSelectDevice(const char* fn, const SelectSpec& s, const void* s
                  "select_scratch_bytes(n) = " + std::to_string(need));
   if (need == 0) return; // no scratch is addressed
   checkPtr(fn, scratch, "scratch", alignof(std::uint64_t));
-  std::vector<ArrayBytes> arrays = selectArrays(s, false);
+  std::vector<ArrayBytes> arrays = selectArrays(s, maskFromKeep);
   arrays.push_back(arrayBytes("scratch", scratch, static_cast<std::int64_t>(need), 1));
   checkApart(fn, arrays, arrays.size() - 1, false,
              "the scratch must not share a byte with mask, values, out or count");

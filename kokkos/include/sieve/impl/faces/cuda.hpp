@@ -5,9 +5,10 @@
 // capture-safe: nothing is allocated, synchronised or read back — except the
 // keys' radix order and dense scatter, which serve blocking calls: they
 // allocate their scratch on the instance and read their status words back.
-// The scan and the dense scatter are header-only CUDA (cuda::Scan,
-// cuda::DenseScatter): native only in translation units compiled by nvcc;
-// elsewhere those calls take the portable face.
+// The scan, the dense scatter and the predicate's selection are header-only
+// CUDA (cuda::Scan, cuda::DenseScatter, cuda::SelectIf): native only in
+// translation units compiled by nvcc; elsewhere those calls take the
+// portable face.
 #pragma once
 
 #include <sieve/impl/call.hpp>
@@ -23,6 +24,7 @@
 #if defined(__CUDACC__)
 #include <sieve/native/cuda/scan.cuh>
 #include <sieve/native/cuda/scatter.cuh>
+#include <sieve/native/cuda/select.cuh>
 #endif
 #include <sieve/native/host/scatter.hpp>
 
@@ -36,19 +38,16 @@ namespace Impl {
 template <>
 struct Faces<Face::Cuda> {
   static constexpr bool has(Primitive p) {
-    // SelectFilled would need the predicate inside the kernel (a template
-    // the library cannot compile ahead): findall's predicate form fills its
-    // mask with a Kokkos kernel, then selects.
-    if (p == Primitive::SelectFilled) return false;
     // The sparse scatter of records is host-only (sparseScatterHost): on a
     // device the keys take the radix order (radixOrder) and a gather.
     if (p == Primitive::SparseScatter) return false;
 #if defined(__CUDACC__)
     return true;
 #else
-    // The scan and the dense scatter are header-only CUDA (the caller's
-    // operator and record functors compiled into the kernels).
-    return p != Primitive::Scan && p != Primitive::DenseScatter;
+    // The scan, the dense scatter and the predicate's selection are
+    // header-only CUDA (the caller's operator, record functors and predicate
+    // compiled into the kernels).
+    return p != Primitive::Scan && p != Primitive::DenseScatter && p != Primitive::SelectFilled;
 #endif
   }
 
@@ -94,6 +93,19 @@ struct Faces<Face::Cuda> {
     const CudaDeviceGuard device(exec.cuda_device());
     selectDeviceChecked(spec, scratch, scratchBytes, exec.cuda_stream());
   }
+
+#if defined(__CUDACC__)
+  /// The same selection with its keep bits from the predicate
+  /// (SelectFilled): from(k) (a PredFill: pred(element k)) evaluated in the
+  /// kernel (cuda::SelectIf), no mask written. Asynchronous, capture-safe.
+  template <class From>
+  static void selectFilled(const Kokkos::Cuda& exec, const Names& names, const SelectSpec& spec,
+                           void* scratch, std::size_t /*scratchBytes*/, const From& from) {
+    const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    const CudaDeviceGuard device(exec.cuda_device());
+    cuda::SelectIf::enqueueChecked(spec, from, scratch, exec.cuda_stream());
+  }
+#endif
 
   /// Two status words on the instance (`label`), `enqueue(words)` on its
   /// stream with its device current, then the words read back (a fence

@@ -55,14 +55,23 @@ struct Faces<Face::OpenMP> {
     restoreHostChecked(team(exec), desc, nPlanes, perm.data(), inv.data(), scratch, n);
   }
 
-  /// One selection (core/select.hpp) in one pass over the mask; with `fill`
-  /// (SelectFilled), its mask bytes come from the callback, block by block.
+  /// One selection (core/select.hpp) in one pass over the mask.
   /// (No scratch: the blocks' counts live in the call's own small heap array.)
   static void select(const Kokkos::OpenMP& exec, const Names& names, const SelectSpec& spec,
-                     void* /*scratch*/, std::size_t /*scratchBytes*/,
-                     const SelectMaskFill* fill = nullptr) {
+                     void* /*scratch*/, std::size_t /*scratchBytes*/) {
     const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
-    selectHostChecked(team(exec), spec, fill);
+    selectHostChecked(team(exec), spec, nullptr);
+  }
+
+  /// The same selection with its mask bytes from the predicate
+  /// (SelectFilled): `from.fill` (a PredFill) writes them block by block, in
+  /// the cache.
+  template <class From>
+  static void selectFilled(const Kokkos::OpenMP& exec, const Names& names, const SelectSpec& spec,
+                           void* /*scratch*/, std::size_t /*scratchBytes*/, const From& from) {
+    const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
+    const SelectMaskFill fill{&From::fill, &from};
+    selectHostChecked(team(exec), spec, &fill);
   }
 
   /// Scratch bytes of radixOrder (core/radix.hpp).

@@ -27,7 +27,9 @@ inline const char* faceName(Face f) {
 
 /// The primitives a face may or may not provide natively. Select: one
 /// selection of core/select.hpp (findall's mask forms); SelectFilled: the
-/// same with its mask bytes from a callback (findall's predicate form, fused).
+/// same with its keep bits from the predicate, evaluated inside the selection
+/// (findall's predicate form, fused: a PredFill, which gives a host face its
+/// mask bytes block by block and a device face pred(element k) per sample).
 /// On the portable face Select, RadixOrder and DenseScatter are findall's and keys' own
 /// generic kernels (impl/findall/run.hpp, impl/keys/scatter.hpp: any mask,
 /// item or key source): the table's members are the native faces'.

@@ -141,12 +141,15 @@ struct SelectOf<ValueItems<ViewAt<V>>> {
   }
 };
 
-/// The predicate form's mask bytes for a face that fuses them into its
-/// selection (SelectFilled): pred(element k) for the samples of a block.
+/// The predicate form's keep bits for a face that fuses them into its
+/// selection (SelectFilled): pred(element k) for the samples of a block
+/// (fill: a host face's mask bytes), or for one sample (operator(): a device
+/// face's kernel).
 template <class Pred, class At>
 struct PredFill {
   Pred pred;
   At at;
+  KOKKOS_INLINE_FUNCTION bool operator()(const i64 k) const { return pred(at(k)); }
   static void fill(const void* ctx, const i64 a, const i64 b, std::uint8_t* dst) {
     const auto* self = static_cast<const PredFill*>(ctx);
     // Local copies: the byte stores could alias the functor's members.
@@ -185,8 +188,7 @@ bool selectNative(const Exec& exec, const Names& names, const Regions& r, const 
       constexpr Face F = decltype(tag)::value;
       if constexpr (F != Face::Portable) {
         if constexpr (P == Primitive::SelectFilled) {
-          const SelectMaskFill fill{&From::fill, &from};
-          Faces<F>::select(exec, names, spec, r.native, r.nativeBytes, &fill);
+          Faces<F>::selectFilled(exec, names, spec, r.native, r.nativeBytes, from);
         } else {
           spec.mask = reinterpret_cast<const std::uint8_t*>(from);
           Faces<F>::select(exec, names, spec, r.native, r.nativeBytes);
