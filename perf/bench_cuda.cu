@@ -83,7 +83,6 @@ void table(const std::string& title, std::vector<Row>& rows, int reps, Timer& t,
   std::fflush(stdout);
 }
 
-/// An 8-byte record of the dense scatter: its bucket and a payload.
 /// findall's predicate form: a sample is kept where its value is below t,
 /// asked per index (cuda::SelectIf), per value (cub::DeviceSelect::If), or
 /// written to a mask first (the unfused path: maskBelow, then selectDevice).
@@ -113,6 +112,7 @@ __global__ void fillUniform(double* v, std::int64_t n) {
   }
 }
 
+/// An 8-byte record of the dense scatter: its bucket and a payload.
 struct Rec8 {
   std::uint32_t bucket, id;
 };
@@ -267,10 +267,6 @@ int main(int argc, char* argv[]) {
       // mask written, then selected).
       {
         const double t = keep;
-        const double predBytes = 8.0 * static_cast<double>(n) + 8.0 * keep * n;
-        const auto predCopyBytes = static_cast<std::size_t>(predBytes / 2);
-        std::snprintf(title, sizeof title, "select pred value8 2^%d keep %.0f%%", log2n,
-                      keep * 100);
         sieve::SelectSpec spec;
         spec.n = n;
         spec.item = sieve::SelectItem::Value;
@@ -280,56 +276,69 @@ int main(int argc, char* argv[]) {
         spec.cap = n;
         spec.count = selCount;
         const std::size_t selScratch = sieve::select_scratch_bytes(n);
-        std::vector<Row> pred{
-            {"D2D copy (8n+8c)/2 bytes",
-             [&] {
-               SIEVE_CUDA_CHECK(
-                   cudaMemcpyAsync(copyDst, copySrc, predCopyBytes, cudaMemcpyDeviceToDevice));
-             },
-             2.0 * predCopyBytes},
-            {"cub::DeviceSelect::If",
-             [&] {
-               std::size_t tb = cubIfBytes;
-               SIEVE_CUDA_CHECK(cub::DeviceSelect::If(cubTemp, tb, predValues, selOutVal, cubCount,
-                                                      static_cast<int>(n), Below{t}));
-             },
-             predBytes},
-            {"mask kernel + selectDevice",
-             [&] {
-               maskBelow<<<4096, 256>>>(predValues, t, mask, n);
-               SIEVE_CUDA_CHECK(cudaGetLastError());
-               sieve::SelectSpec m = spec;
-               m.mask = mask;
-               sieve::selectDevice(m, scratch, selScratch, nullptr);
-             },
-             predBytes},
-            {"sieve cuda::SelectIf (fused)",
-             [&] {
-               sieve::cuda::SelectIf::enqueue(spec, BelowAt{predValues, t}, scratch, selScratch,
-                                              nullptr);
-             },
-             predBytes}};
-        table(title, pred, reps, timer, "D2D copy (8n+8c)/2 bytes", "cub::DeviceSelect::If");
-        // The fused selection's count and items against CUB's (a check, not
-        // a timing): the same kept values in the same order.
-        sieve::cuda::SelectIf::enqueue(spec, BelowAt{predValues, t}, scratch, selScratch, nullptr);
-        std::int64_t ours = 0;
-        SIEVE_CUDA_CHECK(cudaMemcpy(&ours, selCount, 8, cudaMemcpyDeviceToHost));
-        std::vector<double> mine(static_cast<std::size_t>(ours)), theirs;
-        SIEVE_CUDA_CHECK(cudaMemcpy(mine.data(), copyDst, mine.size() * 8, cudaMemcpyDeviceToHost));
-        std::size_t tb = cubIfBytes;
-        SIEVE_CUDA_CHECK(cub::DeviceSelect::If(cubTemp, tb, predValues, selOutVal, cubCount,
-                                               static_cast<int>(n), Below{t}));
-        int cubKept = 0;
-        SIEVE_CUDA_CHECK(cudaMemcpy(&cubKept, cubCount, 4, cudaMemcpyDeviceToHost));
-        theirs.resize(static_cast<std::size_t>(cubKept));
-        SIEVE_CUDA_CHECK(
-            cudaMemcpy(theirs.data(), copyDst, theirs.size() * 8, cudaMemcpyDeviceToHost));
-        if (mine != theirs) {
-          std::printf("MISMATCH: cuda::SelectIf kept %lld, CUB %d (or other items)\n",
-                      static_cast<long long>(ours), cubKept);
+        // The kept items of each way, as bytes (a check, not a timing).
+        const auto keptBytes = [&](bool cubCounted) {
+          std::int64_t c = 0;
+          if (cubCounted) {
+            int k = 0;
+            SIEVE_CUDA_CHECK(cudaMemcpy(&k, cubCount, 4, cudaMemcpyDeviceToHost));
+            c = k;
+          } else {
+            SIEVE_CUDA_CHECK(cudaMemcpy(&c, selCount, 8, cudaMemcpyDeviceToHost));
+          }
+          std::vector<unsigned char> b(static_cast<std::size_t>(c) * 8);
+          SIEVE_CUDA_CHECK(cudaMemcpy(b.data(), copyDst, b.size(), cudaMemcpyDeviceToHost));
+          return b;
+        };
+        const auto fused = [&] {
+          sieve::cuda::SelectIf::enqueue(spec, BelowAt{predValues, t}, scratch, selScratch,
+                                         nullptr);
+        };
+        const auto unfused = [&] {
+          maskBelow<<<4096, 256>>>(predValues, t, mask, n);
+          SIEVE_CUDA_CHECK(cudaGetLastError());
+          sieve::SelectSpec m = spec;
+          m.mask = mask;
+          sieve::selectDevice(m, scratch, selScratch, nullptr);
+        };
+        const auto cubIf = [&] {
+          std::size_t tb = cubIfBytes;
+          SIEVE_CUDA_CHECK(cub::DeviceSelect::If(cubTemp, tb, predValues, selOutVal, cubCount,
+                                                 static_cast<int>(n), Below{t}));
+        };
+        // (The output cleared before each: none reads what another wrote.)
+        const auto clearOut = [&] { SIEVE_CUDA_CHECK(cudaMemset(copyDst, 0xA5, n * 8)); };
+        clearOut();
+        fused();
+        const auto fusedItems = keptBytes(false);
+        clearOut();
+        unfused();
+        const auto unfusedItems = keptBytes(false);
+        clearOut();
+        cubIf();
+        const auto cubItems = keptBytes(true);
+        if (fusedItems != cubItems || unfusedItems != cubItems) {
+          std::printf(
+              "MISMATCH: value < %.2f at 2^%d: cuda::SelectIf kept %zu, mask + "
+              "selectDevice %zu, CUB %zu (or other bytes)\n",
+              t, log2n, fusedItems.size() / 8, unfusedItems.size() / 8, cubItems.size() / 8);
           return 1;
         }
+        const double predBytes =
+            8.0 * static_cast<double>(n) + static_cast<double>(cubItems.size());
+        const auto predCopyBytes = static_cast<std::size_t>(predBytes / 2);
+        std::snprintf(title, sizeof title, "select pred value8 2^%d keep %.0f%%", log2n,
+                      keep * 100);
+        std::vector<Row> pred{{"D2D copy (8n+8c)/2 bytes",
+                               [&] {
+                                 SIEVE_CUDA_CHECK(cudaMemcpyAsync(copyDst, copySrc, predCopyBytes,
+                                                                  cudaMemcpyDeviceToDevice));
+                               },
+                               2.0 * predCopyBytes},
+                              {"cub::DeviceSelect::If", cubIf, predBytes},
+                              {"mask kernel + selectDevice", unfused, predBytes},
+                              {"sieve cuda::SelectIf (fused)", fused, predBytes}};
+        table(title, pred, reps, timer, "D2D copy (8n+8c)/2 bytes", "cub::DeviceSelect::If");
       }
     }
     // Integer scans: the single pass (int32: packed tile status; int64: wide).

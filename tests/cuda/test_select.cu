@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sieve CUDA tests — selectDevice (sieve::findall's write on Kokkos::Cuda):
-// the shared selection suite on the native CUDA face, then what only it has
+// Sieve CUDA tests — selectDevice (sieve::findall's write on Kokkos::Cuda)
+// and cuda::SelectIf (the same kernel, its keep bits from a device predicate:
+// findall's predicate form there): the shared selection suite on both, then
+// what only the native CUDA face has
 // (graph capture and replay, look-back over many windows of tiles, counts
 // past 2^31 and int32 indices up to 2^31 - 1) and the argument checks, which
 // run before any CUDA call and so run everywhere (CudaRejects.*).
@@ -208,6 +210,18 @@ TEST(CudaSelectNative, CountsPastTwoToThe31) {
   const auto first = out.download<std::int64_t>(1000);
   for (std::int64_t k = 0; k < 1000; ++k) ASSERT_EQ(first[k], k);
   ASSERT_TRUE(out.guardIntact());
+  {
+    sieve::SelectSpec k = s; // the same through cuda::SelectIf
+    k.mask = nullptr;
+    SIEVE_CUDA_CHECK(cudaMemset(out.get(), 0, 1000 * 8));
+    SIEVE_CUDA_CHECK(cudaMemset(count.get(), 0, 8));
+    sieve::cuda::SelectIf::enqueue(k, MaskKeep{mask.get<std::uint8_t>()}, scratch.get(),
+                                   scratch.size(), nullptr);
+    ASSERT_EQ(count.download<std::int64_t>(1)[0], n);
+    const auto again = out.download<std::int64_t>(1000);
+    for (std::int64_t j = 0; j < 1000; ++j) ASSERT_EQ(again[j], j);
+    ASSERT_TRUE(out.guardIntact());
+  }
   SIEVE_CUDA_CHECK(cudaMemset(mask.get(), 0, static_cast<std::size_t>(n)));
   const std::uint8_t ones[3] = {1, 7, 255};
   for (const std::int64_t len : {n, std::int64_t(1) << 31}) {
@@ -218,18 +232,33 @@ TEST(CudaSelectNative, CountsPastTwoToThe31) {
     s.cap = 3;
     s.item = sieve::SelectItem::Index64;
     s.elemBytes = 8;
-    sieve::selectDevice(s, scratch.get(), scratch.size(), nullptr);
-    ASSERT_EQ(count.download<std::int64_t>(1)[0], 3);
-    const auto last = out.download<std::int64_t>(3);
-    for (int j = 0; j < 3; ++j) ASSERT_EQ(last[j], len - 3 + j) << "n = " << len;
-    if (len <= (std::int64_t(1) << 31)) {
-      s.item = sieve::SelectItem::Index32;
-      s.elemBytes = 4;
-      sieve::selectDevice(s, scratch.get(), scratch.size(), nullptr);
-      ASSERT_EQ(count.download<std::int64_t>(1)[0], 3);
-      const auto last32 = out.download<std::int32_t>(3);
-      for (int j = 0; j < 3; ++j)
-        ASSERT_EQ(last32[j], static_cast<std::int32_t>(len - 3 + j)) << "n = " << len;
+    // By selectDevice, then by cuda::SelectIf reading the same mask in its
+    // predicate (its index arithmetic past 2^31 too).
+    for (const bool viaKeep : {false, true}) {
+      const std::string how = viaKeep ? "SelectIf, n = " : "selectDevice, n = ";
+      const auto select = [&](sieve::SelectSpec spec) {
+        if (!viaKeep) return sieve::selectDevice(spec, scratch.get(), scratch.size(), nullptr);
+        const MaskKeep keep{spec.mask};
+        spec.mask = nullptr;
+        sieve::cuda::SelectIf::enqueue(spec, keep, scratch.get(), scratch.size(), nullptr);
+      };
+      s.item = sieve::SelectItem::Index64;
+      s.elemBytes = 8;
+      SIEVE_CUDA_CHECK(cudaMemset(out.get(), 0, 3 * 8));
+      select(s);
+      ASSERT_EQ(count.download<std::int64_t>(1)[0], 3) << how << len;
+      const auto last = out.download<std::int64_t>(3);
+      for (int j = 0; j < 3; ++j) ASSERT_EQ(last[j], len - 3 + j) << how << len;
+      if (len <= (std::int64_t(1) << 31)) {
+        s.item = sieve::SelectItem::Index32;
+        s.elemBytes = 4;
+        SIEVE_CUDA_CHECK(cudaMemset(out.get(), 0, 3 * 8));
+        select(s);
+        ASSERT_EQ(count.download<std::int64_t>(1)[0], 3) << how << len;
+        const auto last32 = out.download<std::int32_t>(3);
+        for (int j = 0; j < 3; ++j)
+          ASSERT_EQ(last32[j], static_cast<std::int32_t>(len - 3 + j)) << how << len;
+      }
     }
   }
   ASSERT_TRUE(out.guardIntact());

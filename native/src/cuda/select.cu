@@ -20,10 +20,11 @@ void selectDevice(const SelectSpec& s, void* scratch, std::size_t scratchBytes,
 void Impl::selectDeviceChecked(const SelectSpec& s, void* scratch, std::size_t /*scratchBytes*/,
                                cudaStream_t stream) {
   namespace D = SelectDevice;
-  constexpr const char* what = "sieve::selectDevice";
+  const D::Labels labels{"sieve::selectDevice", "sieve::selectDevice (empty)",
+                         "sieve::selectDevice (clear tile words)"};
   if (reinterpret_cast<std::uintptr_t>(s.mask) % 16 == 0)
-    D::enqueue(s, D::MaskBits<true>{s.mask}, scratch, stream, what);
-  else D::enqueue(s, D::MaskBits<false>{s.mask}, scratch, stream, what);
+    D::enqueue(s, D::MaskBits<true>{s.mask}, scratch, stream, labels);
+  else D::enqueue(s, D::MaskBits<false>{s.mask}, scratch, stream, labels);
 }
 
 } // namespace sieve

@@ -432,8 +432,9 @@ typename C::type runCall(const Names& names, const Exec& exec, const Plan& plan,
     const auto& input = nth<0>(args...);
     bool fused = false;
     if constexpr (C::hasInto) {
-      // A face that evaluates the predicate inside its selection (block by
-      // block, in the cache): no n-byte mask written and reread.
+      // A face that evaluates the predicate inside its selection (a host
+      // face block by block, in the cache; a device face in its kernel): no
+      // n-byte mask written and reread.
       const auto& o = nth<C::intoAt>(args...);
       withReader(input, [&](const auto& at) {
         const PredFill<std::decay_t<decltype(first)>, std::decay_t<decltype(at)>> from{first, at};

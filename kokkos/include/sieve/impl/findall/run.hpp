@@ -162,7 +162,8 @@ struct PredFill {
 /// The selection of n samples into `out` (at most `cap` items, the count to
 /// `*word`) on the native face of Exec, when it has primitive P and the
 /// items and the result are plain arrays: the mask bytes from `mask`
-/// (Select), or from `from.fill` (SelectFilled: a PredFill). Returns false,
+/// (Select), or from `from` (SelectFilled: a PredFill; its fill on a host
+/// face, from(k) in a device kernel). Returns false,
 /// with nothing done, when the call stays on the portable face.
 template <Primitive P, class Exec, class Items, class Out, class From>
 bool selectNative(const Exec& exec, const Names& names, const Regions& r, const i64 n,

@@ -31,7 +31,9 @@ struct SelectIf {
   /// particular order) is true: out[0], out[1], ... = their items in
   /// ascending k (the int64 or int32 index, or values[k] bit for bit) up to
   /// out[cap - 1], `*s.count` = the number kept (items past cap counted,
-  /// never written), as selectDevice with mask[k] = keep(k). One kernel after
+  /// never written), as selectDevice with mask[k] = keep(k). keep must not
+  /// read the bytes out, count or the scratch cover (other tiles write them
+  /// while it runs; nothing checks what it reads). One kernel after
   /// the clearing of its tile words: nothing allocated, synchronised or read
   /// back, so it may be captured into a CUDA graph. O(n); does not block.
   /// Throws std::invalid_argument (nothing enqueued) where selectDevice does
@@ -49,8 +51,10 @@ struct SelectIf {
   template <class Keep>
   static void enqueueChecked(const SelectSpec& s, const Keep& keep, void* scratch,
                              cudaStream_t stream = 0) {
-    Impl::SelectDevice::enqueue(s, Impl::SelectDevice::KeepBits<Keep>{keep}, scratch, stream,
-                                "sieve::cuda::SelectIf");
+    namespace D = Impl::SelectDevice;
+    const D::Labels labels{"sieve::cuda::SelectIf", "sieve::cuda::SelectIf (empty)",
+                           "sieve::cuda::SelectIf (clear tile words)"};
+    D::enqueue(s, D::KeepBits<Keep>{keep}, scratch, stream, labels);
   }
 };
 

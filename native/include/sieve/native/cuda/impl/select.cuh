@@ -183,14 +183,22 @@ __global__ void emptyKernel(std::int64_t* count) {
   if (threadIdx.x == 0) *count = 0;
 }
 
+/// The names a selection's launches report (a failed launch names its call).
+struct Labels {
+  const char* select;
+  const char* empty;
+  const char* clear;
+};
+
 /// Enqueue the selection `s` (checked by the caller: checkSelectDevice) on
 /// `stream` with keep bits from `bitsOf` (MaskBits or KeepBits): the tile
 /// words cleared, then one kernel. Capture-safe: kernels only.
 template <class Bits>
 void enqueue(const SelectSpec& s, const Bits& bitsOf, void* scratch, cudaStream_t stream,
-             const char* what) {
+             const Labels& labels) {
+  const char* what = labels.select;
   if (s.n == 0) {
-    launch(emptyKernel<>, 1u, stream, what, s.count);
+    launch(emptyKernel<>, 1u, stream, labels.empty, s.count);
     return;
   }
   const std::int64_t tiles = SelectLayout::cudaTiles(s.n);
@@ -202,7 +210,7 @@ void enqueue(const SelectSpec& s, const Bits& bitsOf, void* scratch, cudaStream_
   if (cleared.bytes > 0) {
     const auto words = static_cast<std::int64_t>(cleared.bytes / 8);
     launch(TileStatus::clearWordsKernel<unsigned long long>, Geometry::moveBlocks(words), stream,
-           what, carve<unsigned long long>(scratch, cleared), words,
+           labels.clear, carve<unsigned long long>(scratch, cleared), words,
            static_cast<const std::uint32_t*>(nullptr));
   }
   const std::uint32_t bytes = selectItemBytes(s.item, s.elemBytes);
