@@ -137,18 +137,9 @@ void Impl::compactDeviceChecked(const std::uint8_t* mask, std::uint32_t flags,
     return;
   }
   const std::int64_t tiles = CompactLayout::cudaTiles(n);
-  auto* status = carve<unsigned long long>(scratch, CompactLayout::cudaTileStatus(tiles));
-  auto* counter = carve<unsigned int>(scratch, CompactLayout::cudaTileCounter(tiles));
-  // A single tile uses no scratch at all (the cleared region is then empty).
-  const ScratchRegion cleared = CompactLayout::cudaCleared(tiles);
-  // Cleared by a kernel, not cudaMemsetAsync (see clearWordsKernel).
-  if (cleared.bytes > 0) {
-    const auto words = static_cast<std::int64_t>(cleared.bytes / 8);
-    launch(TileStatus::clearWordsKernel<unsigned long long>, Geometry::moveBlocks(words), stream,
-           "sieve::compactDevice (clear tile words)", carve<unsigned long long>(scratch, cleared),
-           words, static_cast<const std::uint32_t*>(nullptr));
-  }
-  const CompactArgs args{mask, indexMap, count, status,          counter,
+  const TileStatus::TileWords w = TileStatus::clearTileWords<CompactLayout>(
+      scratch, tiles, stream, "sieve::compactDevice (clear tile words)");
+  const CompactArgs args{mask, indexMap, count, w.status,        w.counter,
                          n,    tiles,    flags, trig != nullptr, t};
   const bool aligned = reinterpret_cast<std::uintptr_t>(mask) % 16 == 0;
   if (aligned)

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — decoupled look-back over tile status words: the one
-// chaining of tiles shared by the single-pass compaction (compact.cu) and the
-// single-pass integer scan (scan.cuh), with the kernel that clears the words
-// before each launch (gated by core's gateOpen, as every kernel of a gated replay).
+// chaining of tiles shared by the single-pass compaction (compact.cu), the
+// selection (impl/select.cuh) and the single-pass integer scan (scan.cuh),
+// with the kernel that clears the words before each launch (gated by core's
+// gateOpen, as every kernel of a gated replay) and the carving and clearing
+// of the compaction's and the selection's words (clearTileWords).
 #pragma once
 
+#include <sieve/core/layout.hpp>
 #include <sieve/core/state.hpp>
 #include <sieve/core/tuning.hpp>
 #include <sieve/native/cuda/impl/block.cuh>
+#include <sieve/native/cuda/impl/launch.cuh>
 
 #include <cstdint>
 
@@ -147,6 +151,31 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     clearWordsKernel(Word* p, std::int64_t words, const std::uint32_t* gate) {
   if (!gateOpen(gate)) return; // block-uniform
   for (std::int64_t i = globalIndex(); i < words; i += gridStride()) p[i] = 0;
+}
+
+/// The packed status words (one a tile) and the tile counter of a
+/// single-pass launch over `tiles` tiles, carved from `scratch` where Layout
+/// (core/layout.hpp, a CudaTileWords) puts them.
+struct TileWords {
+  unsigned long long* status;
+  unsigned int* counter;
+};
+
+/// Carve them and enqueue their clearing on `stream` (clearWordsKernel,
+/// labelled `what`): the single-pass compaction's and selection's first
+/// launch. A single tile uses no scratch at all (nothing cleared).
+template <class Layout>
+TileWords clearTileWords(void* scratch, std::int64_t tiles, cudaStream_t stream, const char* what) {
+  const TileWords w{carve<unsigned long long>(scratch, Layout::cudaTileStatus(tiles)),
+                    carve<unsigned int>(scratch, Layout::cudaTileCounter(tiles))};
+  const ScratchRegion cleared = Layout::cudaCleared(tiles);
+  if (cleared.bytes > 0) {
+    const auto words = static_cast<std::int64_t>(cleared.bytes / 8);
+    launch(clearWordsKernel<unsigned long long>, Geometry::moveBlocks(words), stream, what,
+           carve<unsigned long long>(scratch, cleared), words,
+           static_cast<const std::uint32_t*>(nullptr));
+  }
+  return w;
 }
 
 } // namespace TileStatus

@@ -202,22 +202,13 @@ void enqueue(const SelectSpec& s, const Bits& bitsOf, void* scratch, cudaStream_
     return;
   }
   const std::int64_t tiles = SelectLayout::cudaTiles(s.n);
-  auto* status = carve<unsigned long long>(scratch, SelectLayout::cudaTileStatus(tiles));
-  auto* counter = carve<unsigned int>(scratch, SelectLayout::cudaTileCounter(tiles));
-  // A single tile uses no scratch at all (the cleared region is then empty).
-  // Cleared by a kernel, not cudaMemsetAsync (see clearWordsKernel).
-  const ScratchRegion cleared = SelectLayout::cudaCleared(tiles);
-  if (cleared.bytes > 0) {
-    const auto words = static_cast<std::int64_t>(cleared.bytes / 8);
-    launch(TileStatus::clearWordsKernel<unsigned long long>, Geometry::moveBlocks(words), stream,
-           labels.clear, carve<unsigned long long>(scratch, cleared), words,
-           static_cast<const std::uint32_t*>(nullptr));
-  }
+  const TileStatus::TileWords w =
+      TileStatus::clearTileWords<SelectLayout>(scratch, tiles, stream, labels.clear);
   const std::uint32_t bytes = selectItemBytes(s.item, s.elemBytes);
   const bool typed =
       reinterpret_cast<std::uintptr_t>(s.out) % bytes == 0 &&
       (s.item != SelectItem::Value || reinterpret_cast<std::uintptr_t>(s.values) % bytes == 0);
-  const Args args{s.values, s.out, s.count, status, counter, s.n, tiles, s.cap, typed};
+  const Args args{s.values, s.out, s.count, w.status, w.counter, s.n, tiles, s.cap, typed};
   const auto grid = static_cast<unsigned>(tiles);
   if (s.item == SelectItem::Index64)
     return launch(selectKernel<Source::Index, 8, Bits>, grid, stream, what, args, bitsOf);
