@@ -160,6 +160,13 @@ TEST(HostDenseScatter, SkewedAndLargestRange) {
   EXPECT_FALSE(sieve::Impl::denseScatterPlan((i64(1) << 23) + 1).ok);
   EXPECT_EQ(sieve::Impl::denseScatterPlan(2048).lowBits, 0);
   EXPECT_GT(sieve::Impl::denseScatterPlan(2049).lowBits, 0);
+  // The first read counts every bucket from two passes up to 2^16 buckets
+  // (the cases above and MatchesTheSequentialCountingSort run both sorts of
+  // a run: 4097 and 2^16 buckets with it, 100003 and 2^23 without).
+  EXPECT_FALSE(sieve::Impl::denseScatterPlan(2048).countWhole);
+  EXPECT_TRUE(sieve::Impl::denseScatterPlan(2049).countWhole);
+  EXPECT_TRUE(sieve::Impl::denseScatterPlan(i64(1) << 16).countWhole);
+  EXPECT_FALSE(sieve::Impl::denseScatterPlan((i64(1) << 16) + 1).countWhole);
 }
 
 TEST(HostDenseScatter, OutsideDigitWritesNothing) {
@@ -272,18 +279,23 @@ std::vector<std::uint32_t> idsOf(const unsigned char* bytes, i64 n) {
 // them in record order (out holds every record once), the offsets those of
 // the records that stayed. Only its low digit changed: not counted, placed
 // by the new digit in its run (the order a stable sort by the digits of the
-// third read gives).
+// third read gives); also when every changed digit becomes its run's last
+// (more records than that key was counted for: a sort that placed them by
+// the first read's counts would write past the run).
 TEST(HostDenseScatter, DigitChangedBeforeTheRunSort) {
   const i64 K = i64(1) << 16, n = 200000;
   const int lowBits = sieve::Impl::denseScatterPlan(K).lowBits;
   ASSERT_GT(lowBits, 0);
   const u64 lowMask = (u64(1) << lowBits) - 1;
   const auto in = spreadRecords(n, K);
-  for (const bool highMoves : {true, false}) {
+  enum Change { HighMoves, LowMoves, LowToLast };
+  for (const Change change : {HighMoves, LowMoves, LowToLast}) {
+    const bool highMoves = change == HighMoves;
     const auto third = [&](const Rec<2>& r) -> u64 {
       if (r.w[1] % 3 != 0) return r.w[0];
-      return highMoves ? (r.w[0] + (u64(1) << lowBits)) % K
-                       : (r.w[0] & ~lowMask) | ((r.w[0] + 1) & lowMask);
+      if (change == HighMoves) return (r.w[0] + (u64(1) << lowBits)) % K;
+      if (change == LowMoves) return (r.w[0] & ~lowMask) | ((r.w[0] + 1) & lowMask);
+      return r.w[0] | lowMask;
     };
     // The reference: each high bucket's run, its staying records by their
     // third digit (stable), then (highMoves) its moved records.
@@ -311,7 +323,9 @@ TEST(HostDenseScatter, DigitChangedBeforeTheRunSort) {
         return calls.fetch_add(1, std::memory_order_relaxed) >= 2 * n ? third(r) : r.w[0];
       };
       auto f = scatterFenced(threads, in, digit, K);
-      const std::string what = std::string(highMoves ? "high digit moved" : "low digit moved") +
+      const std::string what = std::string(highMoves            ? "high digit moved"
+                                           : change == LowMoves ? "low digit moved"
+                                                                : "low digit to the run's last") +
                                ", threads " + std::to_string(threads);
       EXPECT_EQ(f.r.outside, 0) << what;
       EXPECT_EQ(f.r.changed, highMoves ? (n + 2) / 3 : 0) << what;

@@ -455,24 +455,38 @@ TEST(HostSparseScatter, ThrowOnTheCountingReadWritesNothing) {
 
 // The shared driver (scatterByTop): a thread whose preparation throws after
 // the count (an allocation for its runs): every thread leaves at the same
-// barrier, nothing is written, and the exception reaches the caller.
+// barrier, nothing is written, and the exception reaches the caller; with
+// the top digits counted, and with finer digits counted (the dense
+// scatter's whole count).
 TEST(HostSparseScatter, ThrowInAThreadsPreparationWritesNothing) {
   const i64 n = 100000;
   const auto in = recordsOfWords<R16>(makeWords(n, 40, 47u), make16);
-  for (int threads : {2, 3, 4}) {
-    for (int thrower = 0; thrower < threads; ++thrower) {
-      Fenced out(in.size() * sizeof(R16), 0);
-      std::vector<i64> starts;
-      const auto prepare = [&](const sieve::Impl::TeamCtx& t, i64, i64) {
-        if (t.id == thrower) throw std::runtime_error("no memory for the runs");
-        return [] { return i64(0); };
-      };
-      const auto topOf = [](const R16& r) { return r.word >> 30; };
-      EXPECT_THROW(sieve::Impl::DenseHost::scatterByTop(
-                       sieve::HostTeam{threads}, RecordsOf<R16>{in.data()}, n, topOf, i64(1) << 10,
-                       n, reinterpret_cast<R16*>(out.data()), starts, prepare),
-                   std::runtime_error);
-      EXPECT_TRUE(out.untouched()) << "threads " << threads << ", thrower " << thrower;
+  const auto topOf = [](const R16& r) { return r.word >> 30; };
+  const auto fineOf = [](const R16& r) { return r.word >> 28; };
+  for (const bool fine : {false, true}) {
+    for (int threads : {2, 3, 4}) {
+      for (int thrower = 0; thrower < threads; ++thrower) {
+        Fenced out(in.size() * sizeof(R16), 0);
+        std::vector<i64> starts, counts;
+        const auto prepare = [&](const sieve::Impl::TeamCtx& t, i64, i64) {
+          if (t.id == thrower) throw std::runtime_error("no memory for the runs");
+          return [] { return i64(0); };
+        };
+        using sieve::Impl::DenseHost::FineCount;
+        const auto run = [&](const auto& count) {
+          sieve::Impl::DenseHost::scatterByTop(sieve::HostTeam{threads}, RecordsOf<R16>{in.data()},
+                                               n, count, topOf, i64(1) << 10, n,
+                                               reinterpret_cast<R16*>(out.data()), starts, prepare);
+        };
+        if (fine)
+          EXPECT_THROW(run(FineCount<decltype(fineOf)>{fineOf, i64(1) << 12, 2, &counts}),
+                       std::runtime_error);
+        else
+          EXPECT_THROW(run(FineCount<decltype(topOf)>{topOf, i64(1) << 10, 0, nullptr}),
+                       std::runtime_error);
+        EXPECT_TRUE(out.untouched())
+            << "threads " << threads << ", thrower " << thrower << ", fine " << fine;
+      }
     }
   }
 }

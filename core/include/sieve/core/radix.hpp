@@ -115,15 +115,24 @@ SIEVE_INLINE constexpr bool radixHostTopDigitPays(std::int64_t largestRun, std::
 /// bucket's run sorted by its low digit in place (a run is ~n / 2^highBits
 /// elements: it stays in cache). One pass up to 2^11 buckets; two up to
 /// 2^23 (`ok` false beyond: the portable counting sort serves those).
+/// `countWhole` (two passes, up to 2^16 buckets): the first read counts
+/// every bucket, not only the high digits (a thread's counts, 8 bytes a
+/// bucket, stay within 512 KiB: in L2), so the sort of a run knows its
+/// offsets before it reads the run, and places every record straight into
+/// its slot of the run's copy (one read of the run, no digits kept beside
+/// it). Measured (2 threads, 2^24 8-byte records, 2^16 keys): the run
+/// sorts 41 -> 29 ms, the count 14.0 -> 14.8 ms.
 struct DenseScatterPlan {
   bool ok;
   int highBits, lowBits;
+  bool countWhole;
 };
+inline constexpr std::int64_t kDenseCountWholeMax = std::int64_t(1) << 16;
 SIEVE_INLINE constexpr DenseScatterPlan denseScatterPlan(std::int64_t buckets) {
   const int bits = ceilLog2(buckets);
-  if (bits <= 11) return {buckets >= 1, bits, 0};
+  if (bits <= 11) return {buckets >= 1, bits, 0, false};
   const int high = (bits + 1) / 2 < 11 ? (bits + 1) / 2 : 11;
-  return {bits - high <= 12, high, bits - high};
+  return {bits - high <= 12, high, bits - high, buckets <= kDenseCountWholeMax};
 }
 
 /// Whether the native dense scatter pays on a host face for `records`

@@ -414,6 +414,7 @@ typename C::type runCall(const Names& names, const Exec& exec, const Plan& plan,
         result = typename C::Result(
             Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("result")),
             static_cast<std::size_t>(count));
+        adviseHugePages(result);
       }
       withItems([&](const auto& items) {
         writePhase(exec, names, plan, r, keep, items, result, count, counted);

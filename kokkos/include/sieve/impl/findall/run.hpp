@@ -304,6 +304,7 @@ R keptResult(const Exec& exec, const Names& names, KeptResult& kept, i64 count, 
     auto fresh =
         std::make_shared<R>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("result")),
                             static_cast<std::size_t>(cap));
+    adviseHugePages(*fresh);
     kept.view = fresh;
     kept.type = tag;
     kept.capacity = static_cast<std::size_t>(cap);

@@ -11,8 +11,11 @@
 // every bucket (the buckets below plus the bucket's records in the chunks
 // before it), through per-bucket buffers of whole cache lines (non-temporal
 // stores for large outputs): stable. With a low digit, each high bucket's run
-// of the output (~n / 2^highBits records: it stays in cache) is then copied
-// to the thread's buffer, its low digits computed from the records there (the
+// of the output (~n / 2^highBits records: it stays in cache) is then sorted
+// by the low digit: up to 2^16 buckets the first read counted every bucket
+// (DenseScatterPlan::countWhole), so one read of the run places each record
+// in its slot of the thread's buffer, copied back; above, the run is copied
+// to the buffer, its low digits computed from the records there (the
 // native faces take records that carry their key) and counted (which gives
 // the offsets of its keys), and the run written back in order: stable again.
 // Every record is read three times and written twice; nothing but the
@@ -236,33 +239,52 @@ struct TopScatterResult {
   bool taken = true;
 };
 
+/// What the first read of scatterByTop counts besides the top digits:
+/// digitOf(record), a fine digit in [0, digits) (one >= digits is outside),
+/// `bits` bits below the top digit (top = fine >> bits), each thread's
+/// counts kept in *counts (thread-major, threads x digits) for the sorts of
+/// the runs. counts null: the top digits alone are counted.
+template <class CountOf>
+struct FineCount {
+  const CountOf& digitOf;
+  std::int64_t digits;
+  int bits;
+  std::vector<std::int64_t>* counts;
+};
+
 /// The passes every host scatter of records by a top digit shares
 /// (denseScatterHost, sparseScatterHost), on `team`: one read of the records
 /// counts, per thread (a contiguous chunk), their top digit topOf(record)
 /// (one >= V is outside: counted, then nothing is written); when the largest
-/// bucket holds more than `maxRun` records nothing is written either
-/// (`taken` false); else the stable scatter by the top digit into `out`, every
-/// thread from its own base in every bucket (the buckets below plus the
-/// bucket's records in the chunks before it), through line buffers
-/// (non-temporal stores for large outputs). starts[v] (V + 1 of them) is
-/// bucket v's first position. Before the scatter each thread calls
-/// prepare(t, lo, hi) for the runs that start in [lo, hi) (its share of the
-/// output), which allocates what their sort needs and returns the sort; when
-/// no record moved between the reads, each thread then calls it, and what it
-/// returns is added to `changed`. Every allocation (the counts, the line
-/// buffers, prepare's) is made before any byte of out is written: one that
-/// fails leaves out untouched, and its exception is rethrown after the
+/// bucket holds more than `maxRun` records nothing is written either (`taken`
+/// false); else the stable scatter by the top digit into `out`, every thread
+/// from its own base in every bucket (the buckets below plus the bucket's
+/// records in the chunks before it), through line buffers (non-temporal
+/// stores for large outputs). starts[v] (V + 1 of them) is bucket v's first
+/// position. With fine.counts, the first read counts the fine digits instead
+/// (the top digits' counts are their sums). Before the scatter each thread
+/// calls prepare(t, lo, hi) for the runs that start in [lo, hi) (its share of
+/// the output), which allocates what their sort needs and returns the sort;
+/// when no record moved between the reads, each thread then calls it, and
+/// what it returns is added to `changed`. Every allocation (the counts, the
+/// line buffers, prepare's) is made before any byte of out is written: one
+/// that fails leaves out untouched, and its exception is rethrown after the
 /// team's region.
-template <class Rec, class RecOf, class TopOf, class Prepare>
+template <class Rec, class RecOf, class CountOf, class TopOf, class Prepare>
 TopScatterResult scatterByTop(const HostTeam& team, const RecOf& recOf, std::int64_t n,
-                              const TopOf& topOf, std::int64_t V, std::int64_t maxRun, Rec* out,
-                              std::vector<std::int64_t>& starts, const Prepare& prepare) {
+                              const FineCount<CountOf>& fine, const TopOf& topOf, std::int64_t V,
+                              std::int64_t maxRun, Rec* out, std::vector<std::int64_t>& starts,
+                              const Prepare& prepare) {
   using Sort =
       std::invoke_result_t<const Prepare&, const Impl::TeamCtx&, std::int64_t, std::int64_t>;
   const bool stream = n * static_cast<std::int64_t>(sizeof(Rec)) >= kStreamBytes;
   const int threads = Impl::teamSizeFor(team, n, kMinPerThread);
   const auto T = static_cast<std::size_t>(threads);
+  // What the first read counts: fine digits (Vc of them, fine.bits below
+  // the top digit), or the top digits themselves.
+  const std::int64_t Vc = fine.counts != nullptr ? fine.digits : V;
   std::vector<std::int64_t> hist(T * static_cast<std::size_t>(V));
+  if (fine.counts != nullptr) fine.counts->assign(T * static_cast<std::size_t>(Vc), 0);
   starts.assign(static_cast<std::size_t>(V + 1), 0);
   std::vector<std::int64_t> outside(T, 0), changed(T, 0), sortChanged(T, 0);
   // What each thread threw, per phase (the count, the line buffers,
@@ -292,16 +314,30 @@ TopScatterResult scatterByTop(const HostTeam& team, const RecOf& recOf, std::int
     std::vector<std::int64_t> own;
     guarded(0, [&] {
       const FrameFn<RecOf> recOfT = recOf;
-      const FrameFn<TopOf> topOfT = topOf;
-      own.assign(static_cast<std::size_t>(V), 0);
+      own.assign(static_cast<std::size_t>(Vc), 0);
       std::int64_t* SIEVE_RESTRICT h = own.data();
       std::int64_t outs = 0;
-      for (std::int64_t i = a; i < b; ++i) {
-        const std::uint64_t v = topOfT(recOfT(i));
-        if (v >= static_cast<std::uint64_t>(V)) ++outs;
-        else ++h[v];
+      const auto countBy = [&](const auto& digitOfArg) {
+        const FrameFn<std::decay_t<decltype(digitOfArg)>> digitOfT = digitOfArg;
+        for (std::int64_t i = a; i < b; ++i) {
+          const std::uint64_t v = digitOfT(recOfT(i));
+          if (v >= static_cast<std::uint64_t>(Vc)) ++outs;
+          else ++h[v];
+        }
+      };
+      if (fine.counts == nullptr) {
+        countBy(topOf);
+        std::copy(h, h + V, hist.begin() + t.id * V);
+      } else {
+        countBy(fine.digitOf);
+        std::copy(h, h + Vc, fine.counts->begin() + t.id * Vc);
+        for (std::int64_t v = 0; v < V; ++v) { // the top digits' counts
+          const std::int64_t f1 = (v + 1) << fine.bits;
+          std::int64_t c = 0;
+          for (std::int64_t f = v << fine.bits; f < (f1 < Vc ? f1 : Vc); ++f) c += h[f];
+          hist[t.id * V + v] = c;
+        }
       }
-      std::copy(h, h + V, hist.begin() + t.id * V);
       outside[t.id] = outs;
     });
     Impl::teamBarrier(t);
@@ -331,7 +367,7 @@ TopScatterResult scatterByTop(const HostTeam& team, const RecOf& recOf, std::int
           if (u < t.id) before += c;
           all += c;
         }
-        w->range(v, below + before, own[static_cast<std::size_t>(v)]);
+        w->range(v, below + before, hist[t.id * V + v]);
         if (t.id == 0) starts[v] = below;
         below += all;
       }
@@ -439,6 +475,57 @@ std::int64_t sortRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
   }
   for (std::int64_t j = 0; j < m; ++j) out[cnt[low[j]]++] = tmp[j];
   return 0;
+}
+
+/// The run [s, s + m) of out (high bucket h) sorted in place by the low
+/// digit when the first read counted every bucket (DenseScatterPlan::
+/// countWhole; counts: threads x K, thread-major): the run's offsets come
+/// from those counts, so one read of the run places every record straight
+/// into its slot of `tmp` (m records), which is copied back; the offsets of
+/// its keys written. `cur` holds 2^(shift + 1) words. Returns false, with
+/// the run and the offsets untouched, when a digit differs from the count's
+/// (a key functor that answers differently): sortRun then sorts the run.
+template <class Rec, class DigitOf>
+bool sortRunCounted(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
+                    const DigitOf& digitOfArg, std::uint64_t K, int shift, Rec* tmp,
+                    std::int64_t* cur, const std::vector<std::int64_t>& counts,
+                    std::int64_t* offsets) {
+  const FrameFn<DigitOf> digitOf = digitOfArg;
+  const std::int64_t L = std::int64_t(1) << shift;
+  const std::uint64_t lowMask = static_cast<std::uint64_t>(L - 1);
+  const auto Ki = static_cast<std::int64_t>(K);
+  const auto T = static_cast<std::int64_t>(counts.size()) / Ki;
+  std::int64_t* SIEVE_RESTRICT at = cur;       // the next slot of every low digit
+  std::int64_t* SIEVE_RESTRICT ends = cur + L; // where each low digit's slots end
+  std::int64_t c = 0;
+  for (std::int64_t l = 0; l < L; ++l) {
+    const std::int64_t k = static_cast<std::int64_t>(h << shift) + l;
+    at[l] = c;
+    if (k < Ki)
+      for (std::int64_t u = 0; u < T; ++u) c += counts[static_cast<std::size_t>(u * Ki + k)];
+    ends[l] = c;
+  }
+  if (c != m) return false;
+  std::uint64_t moved = 0; // nonzero once a digit left bucket h
+  const Rec* SIEVE_RESTRICT run = out + s;
+  const std::int64_t lastSlot = m - 1;
+  for (std::int64_t j = 0; j < m; ++j) {
+    if (j + kRunAhead<Rec> < m) SIEVE_PREFETCH(run + j + kRunAhead<Rec>);
+    const Rec r = run[j];
+    const std::uint64_t d = digitOf(r);
+    moved |= ((d >> shift) ^ h) | static_cast<std::uint64_t>(d >= K);
+    const std::int64_t q = at[d & lowMask]++;
+    tmp[q < lastSlot ? q : lastSlot] = r; // (a changed digit stays within tmp)
+  }
+  if (SIEVE_UNLIKELY(moved != 0)) return false;
+  for (std::int64_t l = 0; l < L; ++l)
+    if (SIEVE_UNLIKELY(at[l] != ends[l])) return false;
+  for (std::int64_t l = 0; l < L; ++l) {
+    const std::int64_t k = static_cast<std::int64_t>(h << shift) + l;
+    if (k < Ki) offsets[k] = s + (l == 0 ? 0 : ends[l - 1]);
+  }
+  std::memcpy(static_cast<void*>(out + s), tmp, static_cast<std::size_t>(m) * sizeof(Rec));
+  return true;
 }
 
 /// Buckets of the sparse run sort up to this many records are sorted by
@@ -574,22 +661,26 @@ std::int64_t sortWideRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t
 /// size), and offsets[d] = the first position of digit d (offsets[buckets] =
 /// n; buckets + 1 words). `digitOf(rec)` returns the record's digit as a
 /// std::uint64_t (called on every record in the count and the scatter, and
-/// for more than 2^11 buckets once more on the records of each run, twice on
-/// a run where a digit moved: cheap where the record carries its key, as on
-/// the native faces); one >= buckets is outside (returned, nothing written).
+/// for more than 2^11 buckets once more on the records of each run, up to
+/// three times on a run where a digit changed: cheap where the record
+/// carries its key, as on the native faces); one >= buckets is outside
+/// (returned, nothing written).
 /// A trivially copyable recOf or digitOf of at most 256 bytes may be called
 /// through copies (FrameFn): keep no state in it that its calls update.
 /// Rec: trivially copyable. `buckets` in [1, 2^23]
 /// (denseScatterPlan(buckets).ok).
 ///
-/// One read of the records (the high-digit histograms per thread), the
+/// One read of the records (the high-digit histograms per thread; every
+/// bucket's, 8 bytes each, where DenseScatterPlan::countWhole and the
+/// threads' counts take at most 8 bytes a record), the
 /// scatter by the high digit into `out` (line buffers; non-temporal stores
 /// from 8 MiB), and for more than 2^11 buckets every high bucket's run sorted
 /// by the low digit in place (in cache). O(n + buckets), blocking, on `team`
 /// (its own parallel region; fewer threads below 2^14 records per thread).
-/// Allocates, per call, per thread its buffers (up to 512 KiB) and, with a
-/// low digit, a copy of the longest run it sorts (records and 2 bytes each:
-/// ~n / 2^highBits for even keys, up to n when a few keys hold them all).
+/// Allocates, per call, per thread its buffers (up to 512 KiB), its counts
+/// (8 bytes a bucket where every bucket is counted) and, with a low digit, a
+/// copy of the longest run it sorts (records and 2 bytes each: ~n /
+/// 2^highBits for even keys, up to n when a few keys hold them all).
 /// What recOf reads must not overlap `out` (not checked here: the caller's
 /// rule). A digit that changes between the reads is counted in `changed`
 /// when it moves its record out of its high bucket: between the count and
@@ -619,13 +710,21 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
   const std::int64_t V = static_cast<std::int64_t>(((K - 1) >> shift) + 1);
   const TopDigit<Rec, DigitOf> topOf{digitOf, K - 1, static_cast<std::uint64_t>(V), shift};
   std::vector<std::int64_t> starts;
+  // The first read counts every bucket where the plan says so and the
+  // threads' counts take at most 8 bytes a record (many threads, few records).
+  const TopDigit<Rec, DigitOf> wholeOf{digitOf, K - 1, K, 0};
+  std::vector<std::int64_t> whole;
+  const bool countWhole =
+      plan.countWhole && Impl::teamSizeFor(team, n, kMinPerThread) * buckets <= n;
+  const FineCount<TopDigit<Rec, DigitOf>> fine{wholeOf, buckets, shift,
+                                               countWhole ? &whole : nullptr};
   // A thread's sort of its runs (the copy of its longest run and its low
   // digits allocated here, before the scatter).
   const auto prepare = [&](const Impl::TeamCtx& t, std::int64_t lo, std::int64_t hi) {
     const std::int64_t longest = shift == 0 ? 0 : longestRun(starts, lo, hi);
     auto tmp = std::make_shared<Impl::Aligned>(static_cast<std::size_t>(longest) * sizeof(Rec));
     std::shared_ptr<std::uint16_t[]> low(new std::uint16_t[static_cast<std::size_t>(longest)]);
-    std::shared_ptr<std::int64_t[]> cnt(new std::int64_t[std::size_t(1) << shift]);
+    std::shared_ptr<std::int64_t[]> cnt(new std::int64_t[std::size_t(2) << shift]);
     return [&, t, lo, hi, tmp, low, cnt] {
       if (t.id == 0) offsets[buckets] = n;
       if (shift == 0) {
@@ -634,15 +733,20 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
         return std::int64_t(0);
       }
       std::int64_t moved = 0;
-      for (std::int64_t v = 0; v < V; ++v)
-        if (starts[v] >= lo && starts[v] < hi)
-          moved += sortRun(out, starts[v], starts[v + 1] - starts[v], static_cast<std::uint64_t>(v),
-                           digitOf, K, shift, reinterpret_cast<Rec*>(tmp->p), low.get(), cnt.get(),
-                           offsets);
+      for (std::int64_t v = 0; v < V; ++v) {
+        if (starts[v] < lo || starts[v] >= hi) continue;
+        const std::int64_t s = starts[v], m = starts[v + 1] - s;
+        const auto h = static_cast<std::uint64_t>(v);
+        Rec* const copy = reinterpret_cast<Rec*>(tmp->p);
+        if (countWhole &&
+            sortRunCounted(out, s, m, h, digitOf, K, shift, copy, cnt.get(), whole, offsets))
+          continue;
+        moved += sortRun(out, s, m, h, digitOf, K, shift, copy, low.get(), cnt.get(), offsets);
+      }
       return moved;
     };
   };
-  const TopScatterResult r = scatterByTop(team, recOf, n, topOf, V, n, out, starts, prepare);
+  const TopScatterResult r = scatterByTop(team, recOf, n, fine, topOf, V, n, out, starts, prepare);
   DenseScatterHostResult res;
   res.outside = r.outside;
   res.changed = r.changed;
@@ -739,7 +843,9 @@ SparseScatterHostResult sparseScatterHost(const HostTeam& team, const RecOf& rec
       return moved;
     };
   };
-  const TopScatterResult r = scatterByTop(team, recOf, n, topOf, V, runCap, out, starts, prepare);
+  const FineCount<TopDigit<Rec, WordOf>> topOnly{topOf, V, 0, nullptr};
+  const TopScatterResult r =
+      scatterByTop(team, recOf, n, topOnly, topOf, V, runCap, out, starts, prepare);
   res.taken = r.taken;
   res.outside = r.outside;
   res.changed = r.changed;
