@@ -19,6 +19,7 @@
 
 #include "scatter_helpers.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -334,6 +335,73 @@ TEST(HostDenseScatter, DigitChangedBeforeTheRunSort) {
       EXPECT_TRUE(eachRecordOnce(f.out.data(), n)) << what;
       EXPECT_EQ(idsOf(f.out.data(), n), ref) << what;
       EXPECT_EQ(std::memcmp(f.off.data(), refOff.data(), refOff.size() * 8), 0) << what;
+    }
+  }
+}
+
+// The sort of one run from the first read's counts (sortRunCounted), alone:
+// high bucket 3 of 4-bit low digits with K = 60 (the run holds keys 48 ..
+// 59, the last bucket cut short), 500 records at out[7, 507), counts of two
+// threads. When the run matches the counts: true, the run stable by key, the
+// offsets of its keys, nothing else written. When a record's digit left the
+// bucket, is outside [0, K), or moved to another low digit: false, with the
+// run, the offsets and every byte around the copy (exactly m records)
+// untouched.
+TEST(HostDenseScatter, RunSortFromTheCounts) {
+  const int shift = 4;
+  const u64 K = 60, h = 3;
+  const i64 s = 7, m = 500;
+  std::mt19937 g(17u);
+  std::vector<Rec<2>> out(static_cast<std::size_t>(s + m + 5), Rec<2>{{0xEEEEu, 0xEEEEu}});
+  for (i64 j = 0; j < m; ++j)
+    out[static_cast<std::size_t>(s + j)] =
+        Rec<2>{{static_cast<std::uint32_t>(48 + g() % 12), static_cast<std::uint32_t>(j)}};
+  sieve::Impl::DenseHost::FineCounts counts;
+  counts.allocate(2, static_cast<i64>(K));
+  std::fill(counts.row(0), counts.row(0) + K, i64(0));
+  std::fill(counts.row(1), counts.row(1) + K, i64(0));
+  counts.row(0)[5] = 1000; // (another run's key: not this run's concern)
+  for (i64 j = 0; j < m; ++j) ++counts.row(j % 2)[out[static_cast<std::size_t>(s + j)].w[0]];
+  std::vector<i64> cur(std::size_t(2) << shift);
+  const auto call = [&](std::vector<Rec<2>>& o, std::vector<i64>& off, Fenced& tmp) {
+    return sieve::Impl::DenseHost::sortRunCounted(o.data(), s, m, h, DigitOf<2>{}, K, shift,
+                                                  reinterpret_cast<Rec<2>*>(tmp.data()), cur.data(),
+                                                  counts, off.data());
+  };
+  const auto bytesOf = [](const std::vector<Rec<2>>& v) {
+    std::vector<std::uint32_t> b;
+    for (const auto& r : v) b.insert(b.end(), {r.w[0], r.w[1]});
+    return b;
+  };
+  { // The run as counted.
+    std::vector<Rec<2>> ref = out;
+    std::stable_sort(ref.begin() + s, ref.begin() + s + m,
+                     [](const Rec<2>& a, const Rec<2>& b) { return a.w[0] < b.w[0]; });
+    std::vector<i64> refOff(K + 1, -1), off(K + 1, -1);
+    for (i64 p = s + m - 1; p >= s; --p) refOff[ref[static_cast<std::size_t>(p)].w[0]] = p;
+    for (u64 k = 59; k >= 48; --k) // keys absent from the run start where the next one does
+      if (refOff[k] < 0) refOff[k] = k == 59 ? s + m : refOff[k + 1];
+    std::vector<Rec<2>> o = out;
+    Fenced tmp(static_cast<std::size_t>(m) * sizeof(Rec<2>), 0);
+    ASSERT_TRUE(call(o, off, tmp));
+    EXPECT_EQ(bytesOf(o), bytesOf(ref));
+    EXPECT_EQ(off, refOff);
+    EXPECT_TRUE(tmp.guardsIntact());
+  }
+  // One record changed since the count: every change makes it false.
+  for (const std::uint32_t key :
+       {std::uint32_t(10), std::uint32_t(60), std::uint32_t(0xFFFFFFFFu), std::uint32_t(59)}) {
+    for (const i64 at : {i64(0), m / 2, m - 1}) {
+      std::vector<Rec<2>> o = out;
+      auto& r = o[static_cast<std::size_t>(s + at)];
+      r.w[0] = r.w[0] == key ? 48 : key; // (a different low digit when key is the run's own)
+      const std::vector<Rec<2>> before = o;
+      std::vector<i64> off(K + 1, -1);
+      Fenced tmp(static_cast<std::size_t>(m) * sizeof(Rec<2>), 0);
+      EXPECT_FALSE(call(o, off, tmp)) << "key " << key << " at " << at;
+      EXPECT_EQ(bytesOf(o), bytesOf(before)) << "key " << key << " at " << at;
+      EXPECT_EQ(off, std::vector<i64>(K + 1, -1)) << "key " << key << " at " << at;
+      EXPECT_TRUE(tmp.guardsIntact()) << "key " << key << " at " << at;
     }
   }
 }

@@ -467,7 +467,8 @@ TEST(HostSparseScatter, ThrowInAThreadsPreparationWritesNothing) {
     for (int threads : {2, 3, 4}) {
       for (int thrower = 0; thrower < threads; ++thrower) {
         Fenced out(in.size() * sizeof(R16), 0);
-        std::vector<i64> starts, counts;
+        std::vector<i64> starts;
+        sieve::Impl::DenseHost::FineCounts counts;
         const auto prepare = [&](const sieve::Impl::TeamCtx& t, i64, i64) {
           if (t.id == thrower) throw std::runtime_error("no memory for the runs");
           return [] { return i64(0); };

@@ -555,21 +555,95 @@ void expectLargeDense(const i64 n, const int K) {
     EXPECT_EQ(offsetsOf(keys), refOff);
     EXPECT_TRUE(guardsIntact());
   }
-  // One key past the range: nothing written, every key empty.
-  Kokkos::deep_copy(all, s);
-  in[static_cast<std::size_t>(n / 3)].k = K - 7;
-  const auto bad = deviceOf(in);
-  EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, bad, -7, K - 8, out), std::invalid_argument);
-  EXPECT_TRUE(guardsIntact());
-  {
-    const auto keys = sieve::keys::scatter_dense(exec, bad, out, ws);
-    exec.fence();
-    EXPECT_THROW(keys.check("test"), std::invalid_argument);
-    for (const i64 o : toHost(ws.offsets())) ASSERT_EQ(o, 0);
+  // One key past the range, above it or below it (the native faces bound the
+  // key's distance from min: a key below min wraps past max - min, also from
+  // the type's extremes): nothing written, every key empty.
+  for (const int outside :
+       {K - 7, -8, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()}) {
+    SCOPED_TRACE("key " + std::to_string(outside));
+    Kokkos::deep_copy(all, s);
+    in[static_cast<std::size_t>(n / 3)].k = outside;
+    const auto bad = deviceOf(in);
+    EXPECT_THROW(sieve::keys::scatter_dense(TestExec{}, bad, -7, K - 8, out),
+                 std::invalid_argument);
+    EXPECT_TRUE(guardsIntact());
+    {
+      const auto keys = sieve::keys::scatter_dense(exec, bad, out, ws);
+      exec.fence();
+      EXPECT_THROW(keys.check("test"), std::invalid_argument);
+      for (const i64 o : toHost(ws.offsets())) ASSERT_EQ(o, 0);
+    }
+    for (const auto& e : toHost(all)) ASSERT_EQ(e, s);
   }
-  for (const auto& e : toHost(all)) ASSERT_EQ(e, s);
 }
 } // namespace
+
+namespace {
+
+/// b - a for integers a <= b of type K, exact (the difference of their
+/// 64-bit two's complement words: b - a < 2^64).
+template <class K>
+std::uint64_t above(const K a, const K b) {
+  return static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
+}
+
+/// DenseDigitOf over [lo, hi] for every key in [from, to] of type K: the
+/// digit is key - lo inside the range and at least the range's size outside.
+template <class K>
+void expectDigitsBound(const K lo, const K hi, const K from, const K to) {
+  const sieve::Impl::Keys::DenseDigitOf<K, Rec<K>> digitOf{lo};
+  const std::uint64_t buckets = above(lo, hi) + 1; // (2^64 - 2 at most here)
+  for (K k = from;; ++k) {
+    const std::uint64_t d = digitOf(Rec<K>{k, 0});
+    const bool inside = lo <= k && k <= hi;
+    if (inside) ASSERT_EQ(d, above(lo, k)) << "key " << +k << " in [" << +lo << ", " << +hi << "]";
+    else ASSERT_GE(d, buckets) << "key " << +k << " outside [" << +lo << ", " << +hi << "]";
+    if (k == to) break;
+  }
+}
+
+/// Ranges of K touching its limits, crossing zero and of one key, each
+/// against every key of K (8- and 16-bit types) or the keys near the range's
+/// ends and the type's limits (wider types).
+template <class K>
+void expectDigitsBoundAll() {
+  using L = std::numeric_limits<K>;
+  const K mn = L::min(), mx = L::max();
+  const K mid = static_cast<K>(mn / 2 + mx / 2);
+  const std::pair<K, K> ranges[] = {{mn, static_cast<K>(mn + 3)},
+                                    {static_cast<K>(mx - 3), mx},
+                                    {static_cast<K>(mid - 5), static_cast<K>(mid + 7)},
+                                    {mid, mid},
+                                    {static_cast<K>(mn + 1), static_cast<K>(mx - 1)}};
+  for (const auto& r : ranges) {
+    if constexpr (sizeof(K) <= 2) {
+      expectDigitsBound<K>(r.first, r.second, mn, mx);
+    } else {
+      const K centres[] = {mn, r.first, r.second, mx};
+      for (const K c : centres) {
+        const K from = above(mn, c) < 8 ? mn : static_cast<K>(c - 8);
+        const K to = above(c, mx) < 8 ? mx : static_cast<K>(c + 8);
+        expectDigitsBound<K>(r.first, r.second, from, to);
+      }
+    }
+  }
+}
+
+} // namespace
+
+// The native faces' digit (the key's distance from min, bounded by the
+// scatters alone) puts every key outside the range outside the buckets, for
+// every integer key type: below min it wraps, also from the type's limits.
+TEST(KeysDense, NativeDigitBoundsEveryKeyType) {
+  expectDigitsBoundAll<std::int8_t>();
+  expectDigitsBoundAll<std::uint8_t>();
+  expectDigitsBoundAll<std::int16_t>();
+  expectDigitsBoundAll<std::uint16_t>();
+  expectDigitsBoundAll<std::int32_t>();
+  expectDigitsBoundAll<std::uint32_t>();
+  expectDigitsBoundAll<std::int64_t>();
+  expectDigitsBoundAll<std::uint64_t>();
+}
 
 // Past 32 MiB of output with more than 2^12 keys the native faces run the
 // scatter (OpenMP: denseScatterHost's two passes).

@@ -175,13 +175,13 @@ struct NativeRecords<ArraySource<V, MemberKey>, Out>
 
 /// The digit of a record of a dense scatter's source on the native faces
 /// (records keyed by their key() member), host and device: its key's
-/// distance from min (keyDistance), which is above max - min for every key
-/// outside [min, max] (below min it wraps past 2^bits - (max - min)), so
-/// the scatters' own bound (a digit >= buckets is outside) is the range
-/// check: one unsigned compare a record, where keyDigit's two compares and
-/// its -1 made the first read 1.2x slower (2 threads, 2^24 records).
-/// Trivially copyable: the host scatters read it through a copy in their
-/// loops' frames.
+/// distance from min, keyDistance = (key - min) mod 2^(the key type's
+/// width), one-to-one, so exactly the keys in [min, max] land in [0, max -
+/// min] and every other key above it: the scatters' own bound (a digit >=
+/// buckets is outside) is the range check, one unsigned compare a record,
+/// where keyDigit's two compares and its -1 made the first read 1.2x slower
+/// (2 threads, 2^24 records). Trivially copyable: the host scatters read it
+/// through a copy in their loops' frames.
 template <class Key, class Rec>
 struct DenseDigitOf {
   Key min;

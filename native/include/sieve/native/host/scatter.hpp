@@ -13,13 +13,14 @@
 // stores for large outputs): stable. With a low digit, each high bucket's run
 // of the output (~n / 2^highBits records: it stays in cache) is then sorted
 // by the low digit: up to 2^16 buckets the first read counted every bucket
-// (DenseScatterPlan::countWhole), so one read of the run places each record
-// in its slot of the thread's buffer, copied back; above, the run is copied
+// (DenseScatterPlan::countWhole, where the threads' counts take at most 8
+// bytes a record), so one read of the run places each record in its slot
+// of the thread's buffer, copied back; otherwise the run is copied
 // to the buffer, its low digits computed from the records there (the
 // native faces take records that carry their key) and counted (which gives
 // the offsets of its keys), and the run written back in order: stable again.
-// Every record is read three times and written twice; nothing but the
-// records crosses memory (no plane of digits beside them).
+// Every record is read three times and written twice; beside the records
+// only the counts cross memory (no plane of digits).
 //
 // The sparse sort shares the first two passes (scatterByTop), by the top
 // bits of the word (core/radix.hpp, sparseScatterPlan), and sorts each run in
@@ -239,17 +240,44 @@ struct TopScatterResult {
   bool taken = true;
 };
 
-/// What the first read of scatterByTop counts besides the top digits:
+/// Every thread's counts of the fine digits a scatterByTop's first read
+/// counted (FineCount): row u, `stride` words (whole cache lines, so no two
+/// threads count on one line), is thread u's; the thread zeroes its own.
+struct FineCounts {
+  std::unique_ptr<std::int64_t[]> words;
+  std::int64_t threads = 0, digits = 0, stride = 0;
+
+  /// Room for `teamSize` threads' counts of `fineDigits` digits (not zeroed).
+  void allocate(std::int64_t teamSize, std::int64_t fineDigits) {
+    constexpr std::int64_t kLineWords = kHostLine / static_cast<std::int64_t>(sizeof(std::int64_t));
+    threads = teamSize;
+    digits = fineDigits;
+    stride = (fineDigits + kLineWords - 1) / kLineWords * kLineWords;
+    words.reset(new std::int64_t[static_cast<std::size_t>(threads * stride)]);
+  }
+  /// Thread u's row.
+  std::int64_t* row(std::int64_t u) const { return words.get() + u * stride; }
+  /// The records of fine digit f, over every thread.
+  std::int64_t total(std::int64_t f) const {
+    std::int64_t c = 0;
+    for (std::int64_t u = 0; u < threads; ++u) c += words[static_cast<std::size_t>(u * stride + f)];
+    return c;
+  }
+};
+
+/// What the first read of scatterByTop counts instead of the top digits:
 /// digitOf(record), a fine digit in [0, digits) (one >= digits is outside),
-/// `bits` bits below the top digit (top = fine >> bits), each thread's
-/// counts kept in *counts (thread-major, threads x digits) for the sorts of
-/// the runs. counts null: the top digits alone are counted.
+/// `bits` bits below the top digit: topOf(record) == digitOf(record) >>
+/// bits for every record, the same records outside, V == ((digits - 1) >>
+/// bits) + 1. The counts are kept in *counts for the sorts of the runs (the
+/// top digits' counts are their sums). counts null: the top digits are
+/// counted.
 template <class CountOf>
 struct FineCount {
   const CountOf& digitOf;
   std::int64_t digits;
   int bits;
-  std::vector<std::int64_t>* counts;
+  FineCounts* counts;
 };
 
 /// The passes every host scatter of records by a top digit shares
@@ -284,7 +312,7 @@ TopScatterResult scatterByTop(const HostTeam& team, const RecOf& recOf, std::int
   // the top digit), or the top digits themselves.
   const std::int64_t Vc = fine.counts != nullptr ? fine.digits : V;
   std::vector<std::int64_t> hist(T * static_cast<std::size_t>(V));
-  if (fine.counts != nullptr) fine.counts->assign(T * static_cast<std::size_t>(Vc), 0);
+  if (fine.counts != nullptr) fine.counts->allocate(threads, Vc);
   starts.assign(static_cast<std::size_t>(V + 1), 0);
   std::vector<std::int64_t> outside(T, 0), changed(T, 0), sortChanged(T, 0);
   // What each thread threw, per phase (the count, the line buffers,
@@ -310,12 +338,14 @@ TopScatterResult scatterByTop(const HostTeam& team, const RecOf& recOf, std::int
     std::int64_t a, b;
     Impl::teamShare(t, n, a, b);
     // Counted in the thread's own array (the team's shared one would put
-    // the threads' counters on common cache lines), then published.
+    // the threads' counters on common cache lines), then published; fine
+    // digits in the thread's own row of fine.counts.
     std::vector<std::int64_t> own;
     guarded(0, [&] {
       const FrameFn<RecOf> recOfT = recOf;
-      own.assign(static_cast<std::size_t>(Vc), 0);
-      std::int64_t* SIEVE_RESTRICT h = own.data();
+      if (fine.counts == nullptr) own.assign(static_cast<std::size_t>(V), 0);
+      std::int64_t* SIEVE_RESTRICT h = fine.counts == nullptr ? own.data() : fine.counts->row(t.id);
+      if (fine.counts != nullptr) std::fill(h, h + Vc, std::int64_t(0));
       std::int64_t outs = 0;
       const auto countBy = [&](const auto& digitOfArg) {
         const FrameFn<std::decay_t<decltype(digitOfArg)>> digitOfT = digitOfArg;
@@ -330,7 +360,6 @@ TopScatterResult scatterByTop(const HostTeam& team, const RecOf& recOf, std::int
         std::copy(h, h + V, hist.begin() + t.id * V);
       } else {
         countBy(fine.digitOf);
-        std::copy(h, h + Vc, fine.counts->begin() + t.id * Vc);
         for (std::int64_t v = 0; v < V; ++v) { // the top digits' counts
           const std::int64_t f1 = (v + 1) << fine.bits;
           std::int64_t c = 0;
@@ -479,34 +508,34 @@ std::int64_t sortRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
 
 /// The run [s, s + m) of out (high bucket h) sorted in place by the low
 /// digit when the first read counted every bucket (DenseScatterPlan::
-/// countWhole; counts: threads x K, thread-major): the run's offsets come
-/// from those counts, so one read of the run places every record straight
-/// into its slot of `tmp` (m records), which is copied back; the offsets of
-/// its keys written. `cur` holds 2^(shift + 1) words. Returns false, with
-/// the run and the offsets untouched, when a digit differs from the count's
-/// (a key functor that answers differently): sortRun then sorts the run.
+/// countWhole; `counts` of the K buckets): the run's offsets come from those
+/// counts, so one read of the run places every record straight into its slot
+/// of `tmp` (m records; every slot clamped inside it), which is copied back;
+/// the offsets of its keys written. `cur` holds 2^(shift + 1) words. Returns
+/// false, with the run and the offsets untouched, when the run's digits no
+/// longer match the counts (a key functor that answers differently: a digit
+/// left bucket h, or a low digit's count differs): sortRun then sorts the
+/// run. Digits that changed but keep every count place their records by
+/// the new digits, as sortRun would.
 template <class Rec, class DigitOf>
 bool sortRunCounted(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
                     const DigitOf& digitOfArg, std::uint64_t K, int shift, Rec* tmp,
-                    std::int64_t* cur, const std::vector<std::int64_t>& counts,
-                    std::int64_t* offsets) {
+                    std::int64_t* cur, const FineCounts& counts, std::int64_t* offsets) {
   const FrameFn<DigitOf> digitOf = digitOfArg;
   const std::int64_t L = std::int64_t(1) << shift;
   const std::uint64_t lowMask = static_cast<std::uint64_t>(L - 1);
   const auto Ki = static_cast<std::int64_t>(K);
-  const auto T = static_cast<std::int64_t>(counts.size()) / Ki;
-  std::int64_t* SIEVE_RESTRICT at = cur;       // the next slot of every low digit
-  std::int64_t* SIEVE_RESTRICT ends = cur + L; // where each low digit's slots end
+  const auto first = static_cast<std::int64_t>(h << shift); // the run's first key
+  std::int64_t* SIEVE_RESTRICT at = cur;                    // the next slot of every low digit
+  std::int64_t* SIEVE_RESTRICT ends = cur + L;              // where each low digit's slots end
   std::int64_t c = 0;
   for (std::int64_t l = 0; l < L; ++l) {
-    const std::int64_t k = static_cast<std::int64_t>(h << shift) + l;
     at[l] = c;
-    if (k < Ki)
-      for (std::int64_t u = 0; u < T; ++u) c += counts[static_cast<std::size_t>(u * Ki + k)];
+    if (first + l < Ki) c += counts.total(first + l);
     ends[l] = c;
   }
-  if (c != m) return false;
-  std::uint64_t moved = 0; // nonzero once a digit left bucket h
+  if (c != m) return false; // (a check: the run's length came from the same counts)
+  std::uint64_t moved = 0;  // nonzero once a digit left bucket h
   const Rec* SIEVE_RESTRICT run = out + s;
   const std::int64_t lastSlot = m - 1;
   for (std::int64_t j = 0; j < m; ++j) {
@@ -520,10 +549,8 @@ bool sortRunCounted(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
   if (SIEVE_UNLIKELY(moved != 0)) return false;
   for (std::int64_t l = 0; l < L; ++l)
     if (SIEVE_UNLIKELY(at[l] != ends[l])) return false;
-  for (std::int64_t l = 0; l < L; ++l) {
-    const std::int64_t k = static_cast<std::int64_t>(h << shift) + l;
-    if (k < Ki) offsets[k] = s + (l == 0 ? 0 : ends[l - 1]);
-  }
+  for (std::int64_t l = 0; l < L && first + l < Ki; ++l)
+    offsets[first + l] = s + (l == 0 ? 0 : ends[l - 1]);
   std::memcpy(static_cast<void*>(out + s), tmp, static_cast<std::size_t>(m) * sizeof(Rec));
   return true;
 }
@@ -710,14 +737,13 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
   const std::int64_t V = static_cast<std::int64_t>(((K - 1) >> shift) + 1);
   const TopDigit<Rec, DigitOf> topOf{digitOf, K - 1, static_cast<std::uint64_t>(V), shift};
   std::vector<std::int64_t> starts;
-  // The first read counts every bucket where the plan says so and the
-  // threads' counts take at most 8 bytes a record (many threads, few records).
-  const TopDigit<Rec, DigitOf> wholeOf{digitOf, K - 1, K, 0};
-  std::vector<std::int64_t> whole;
+  // The first read counts every bucket (digitOf itself: one >= buckets is
+  // outside) where the plan says so and the threads' counts take at most 8
+  // bytes a record (not for many threads and few records).
+  FineCounts whole;
   const bool countWhole =
       plan.countWhole && Impl::teamSizeFor(team, n, kMinPerThread) * buckets <= n;
-  const FineCount<TopDigit<Rec, DigitOf>> fine{wholeOf, buckets, shift,
-                                               countWhole ? &whole : nullptr};
+  const FineCount<DigitOf> fine{digitOf, buckets, shift, countWhole ? &whole : nullptr};
   // A thread's sort of its runs (the copy of its longest run and its low
   // digits allocated here, before the scatter).
   const auto prepare = [&](const Impl::TeamCtx& t, std::int64_t lo, std::int64_t hi) {
@@ -733,11 +759,11 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
         return std::int64_t(0);
       }
       std::int64_t moved = 0;
+      Rec* const copy = reinterpret_cast<Rec*>(tmp->p);
       for (std::int64_t v = 0; v < V; ++v) {
         if (starts[v] < lo || starts[v] >= hi) continue;
         const std::int64_t s = starts[v], m = starts[v + 1] - s;
         const auto h = static_cast<std::uint64_t>(v);
-        Rec* const copy = reinterpret_cast<Rec*>(tmp->p);
         if (countWhole &&
             sortRunCounted(out, s, m, h, digitOf, K, shift, copy, cnt.get(), whole, offsets))
           continue;
