@@ -172,6 +172,16 @@ TEST(CudaDenseScatter, Skewed) {
             "skewed, 2^17");
 }
 
+TEST(CudaDenseScatter, LongLookBackChains) {
+  SIEVE_REQUIRE_DEVICE();
+  // 512 tiles a pass, three passes: every digit's chain of tile counts
+  // walked back over many tiles, the skewed digit's through tiles that hold
+  // nothing else, the rare digits' through runs of empty counts.
+  const std::int64_t n = std::int64_t(1) << 20;
+  checkCase(randomRecs<Rec16>(n, -9, 1 << 17, 14, true), 1 << 17, KeyMinus{-9}, 4,
+            "skewed, 2^20 records, 2^17 buckets");
+}
+
 TEST(CudaDenseScatter, LongRunsOfEmptyBuckets) {
   SIEVE_REQUIRE_DEVICE();
   // Offsets inside runs of empty buckets longer than the record threads fill
@@ -244,8 +254,8 @@ struct Fickle {
   }
 };
 /// A bucket functor whose every call after a record's first says the last
-/// bucket: the count sees the true buckets, the scatter puts every record in
-/// the last (digit, tile) ranges, the last of which ends the output.
+/// bucket: the count sees the true buckets, the first sweep puts every
+/// record in the last bucket's digit, whose range (the last) ends the output.
 struct LaterCallsSayLast {
   unsigned* calls; // one per record id
   std::int64_t buckets;
@@ -259,7 +269,7 @@ struct LaterCallsSayLast {
 
 TEST(CudaDenseScatter, ChangingBucketIsCountedAndStaysInside) {
   SIEVE_REQUIRE_DEVICE();
-  // (2^20 records: 512 tiles, blocks that start after others closed the gate.)
+  // (2^20 records: 512 tiles chained by look-back, changed records in many.)
   for (const auto& [buckets, n] : {std::pair<std::int64_t, std::int64_t>{64, 30000},
                                    {3000, 30000},
                                    {3000, std::int64_t(1) << 20}}) {
@@ -292,6 +302,7 @@ TEST(CudaDenseScatter, ChangingBucketIsCountedAndStaysInside) {
     const std::int64_t n = 9000; // the last tile's last range ends the output
     Buffers<Rec16> d(n, buckets);
     d.in.upload(randomRecs<Rec16>(n, 0, buckets, 9));
+    const auto offBefore = d.offsets.bytes();
     DeviceBytes calls(static_cast<std::size_t>(n) * 4, 0);
     sieve::cuda::DenseScatter::enqueue(
         d.reader(), n,
@@ -302,6 +313,9 @@ TEST(CudaDenseScatter, ChangingBucketIsCountedAndStaysInside) {
     EXPECT_GT(status[1], 0) << buckets;
     EXPECT_TRUE(d.out.guardIntact()) << buckets << ": wrote past the output";
     EXPECT_TRUE(d.offsets.guardIntact());
+    // The first sweep found the change: the later kernels (the second pass
+    // and the offsets, which would read slots never written) did not run.
+    EXPECT_EQ(d.offsets.bytes(), offBefore) << buckets << ": offsets written after a change";
     EXPECT_TRUE(d.scratch.guardIntact()) << buckets << ": wrote past the record plane";
   }
 }
@@ -412,8 +426,9 @@ TEST(CudaRejects, DenseScatterBeforeAnyCudaCall) {
 }
 
 TEST(CudaRejects, DenseScatterScratchRule) {
-  // The regions of the layout lie inside the rule's bytes, in order, apart,
-  // and the native scan's block sums fit the sums region (host arithmetic).
+  // The regions of the layout lie inside the rule's bytes, in order, apart:
+  // the gates and tile counters, the digit totals of every pass, the two
+  // look-back regions (host arithmetic).
   using L = sieve::Impl::DenseScatterDeviceLayout;
   for (const std::int64_t n : {0LL, 1LL, 2047LL, 2048LL, 2049LL, 1000003LL, 1LL << 31, 3LL << 33})
     for (const std::int64_t buckets : {1LL, 256LL, 257LL, 65536LL, 65537LL, 1LL << 40}) {
@@ -422,13 +437,15 @@ TEST(CudaRejects, DenseScatterScratchRule) {
         const std::size_t bytes = sieve::dense_scatter_device_scratch_bytes(n, buckets, rec);
         const std::int64_t cells = L::passCells(n);
         EXPECT_EQ(cells, 256 * ((n + 2047) / 2048 > 0 ? (n + 2047) / 2048 : 1));
-        EXPECT_GE(L::counts(), L::words() + 4);
-        EXPECT_EQ(L::starts(n), L::counts() + 8u * cells);
-        EXPECT_EQ(L::sums(n), L::starts(n) + 8u * cells);
-        EXPECT_LE(static_cast<std::int64_t>(sieve::cuda::Scan::blockSumsElems<std::int64_t>(cells)),
-                  sieve::scanScratchElems(cells));
-        EXPECT_GE(L::records(n), L::sums(n) + 8u * sieve::scanScratchElems(cells));
+        EXPECT_GE(L::counters(), L::gates() + 4u * (L::kMaxPasses + 1));
+        EXPECT_GE(L::totals(), L::counters() + 4u * L::kMaxPasses);
+        EXPECT_EQ(L::chainA(), L::totals() + 8u * L::kMaxPasses * 256u);
+        EXPECT_EQ(L::chainB(n), L::chainA() + 8u * cells);
+        // One cleared range: the totals and the first pass's look-back words.
+        EXPECT_EQ(L::totals() + 8u * static_cast<std::size_t>(L::clearedWords(n)), L::chainB(n));
+        EXPECT_GE(L::records(n), L::chainB(n) + 8u * cells);
         EXPECT_EQ(L::records(n) % 256u, 0u);
+        EXPECT_GE(L::kMaxPasses, L::passes(buckets));
         const std::size_t plane = L::passes(buckets) > 1 ? rec * static_cast<std::size_t>(n) : 0;
         EXPECT_EQ(bytes, 64u + L::records(n) + plane); // 64 bytes of alignment slack
       }

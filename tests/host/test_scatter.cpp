@@ -168,6 +168,13 @@ TEST(HostDenseScatter, SkewedAndLargestRange) {
   EXPECT_TRUE(sieve::Impl::denseScatterPlan(2049).countWhole);
   EXPECT_TRUE(sieve::Impl::denseScatterPlan(i64(1) << 16).countWhole);
   EXPECT_FALSE(sieve::Impl::denseScatterPlan((i64(1) << 16) + 1).countWhole);
+  // ... while the threads' counts take at most 8 bytes a record.
+  const auto p16 = sieve::Impl::denseScatterPlan(i64(1) << 16);
+  EXPECT_TRUE(sieve::Impl::denseCountWhole(p16, i64(1) << 16, i64(1) << 17, 2));
+  EXPECT_FALSE(sieve::Impl::denseCountWhole(p16, i64(1) << 16, (i64(1) << 17) - 1, 2));
+  EXPECT_TRUE(sieve::Impl::denseCountWhole(p16, i64(1) << 16, i64(1) << 16, 0));
+  EXPECT_FALSE(
+      sieve::Impl::denseCountWhole(sieve::Impl::denseScatterPlan(2048), 2048, i64(1) << 24, 1));
 }
 
 TEST(HostDenseScatter, OutsideDigitWritesNothing) {

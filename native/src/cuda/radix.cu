@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve — radixOrderDevice: the stable LSD radix order of 64-bit keys on a
-// CUDA device, on the pass kernels of cuda::DenseScatter (count, scan,
-// scatter by an 8-bit digit). A pass moves (key, index) pairs between the
-// planes of core/radix.hpp's RadixLayout: keys ping-pong between the
-// scratch's key plane and `order`, indices between the two index planes
-// (uint32 below 2^32 keys), and the last pass writes only the int64 indices.
+// CUDA device, on the pass kernels of cuda::DenseScatter (one count of
+// every digit, then one sweep by each 8-bit digit, chained by look-back). A pass moves (key, index)
+// pairs between the planes of core/radix.hpp's RadixLayout: keys ping-pong between the scratch's
+// key plane and `order`, indices between the two index planes (uint32 below 2^32 keys), and the
+// last pass writes only the int64 indices.
 #include <sieve/core/radix.hpp>
 #include <sieve/core/validate.hpp>
 #include <sieve/native/cuda/radix.hpp>
@@ -68,15 +68,15 @@ void radixRunDevice(const std::uint64_t* keys, std::int64_t n, int bits, std::in
                     std::int64_t* status, void* scratch, cudaStream_t stream) {
   namespace D = DenseDevice;
   const std::uint64_t maxKey = bits >= 64 ? ~0ull : (std::uint64_t(1) << bits) - 1u;
-  const auto run = D::Passes::carve(scratch, n, maxKey, status);
-  run.start(stream);
+  // One pass at least: the count finds the keys >= 2^bits (bits = 0: every key must be 0).
+  const int passes = bits > 0 ? (bits + kRadixDigitBits - 1) / kRadixDigitBits : 1;
+  const auto run = D::Passes::carve(scratch, n, maxKey, passes, status);
+  run.start(FirstKeys<Idx>{keys}, KeyOf{}, stream);
   if (n == 0) return;
   unsigned char* planes = D::Passes::end(scratch, n); // 64-byte aligned
   auto* keyPlane = reinterpret_cast<std::uint64_t*>(planes + RadixLayout::keys(n));
   auto* idxA = reinterpret_cast<Idx*>(planes + RadixLayout::idxA(n));
   auto* idxB = reinterpret_cast<Idx*>(planes + RadixLayout::idxB(n, sizeof(Idx)));
-  // One pass at least: it counts the keys >= 2^bits (bits = 0: every key must be 0).
-  const int passes = bits > 0 ? (bits + kRadixDigitBits - 1) / kRadixDigitBits : 1;
   // The planes pass p reads (p >= 1) and writes (p < passes - 1): the key
   // plane the last pass reads is the scratch's, so it may write `order`.
   const auto keysOf = [&](int j) {
@@ -85,19 +85,16 @@ void radixRunDevice(const std::uint64_t* keys, std::int64_t n, int bits, std::in
   const auto idxOf = [&](int j) { return j % 2 == 1 ? idxA : idxB; };
   constexpr const char* what = "sieve::radixOrderDevice (pass)";
   for (int p = 0; p < passes; ++p) {
-    const int shift = kRadixDigitBits * p;
     const bool last = p == passes - 1;
     if (p == 0 && last)
-      run.pass(FirstKeys<Idx>{keys}, KeyOf{}, ToOrder<Idx>{order}, true, shift, stream, what);
+      run.pass(FirstKeys<Idx>{keys}, KeyOf{}, ToOrder<Idx>{order}, p, stream, what);
     else if (p == 0)
-      run.pass(FirstKeys<Idx>{keys}, KeyOf{}, ToPlanes<Idx>{keysOf(1), idxOf(1)}, true, shift,
-               stream, what);
+      run.pass(FirstKeys<Idx>{keys}, KeyOf{}, ToPlanes<Idx>{keysOf(1), idxOf(1)}, p, stream, what);
     else if (last)
-      run.pass(PlaneKeys<Idx>{keysOf(p), idxOf(p)}, KeyOf{}, ToOrder<Idx>{order}, false, shift,
-               stream, what);
+      run.pass(PlaneKeys<Idx>{keysOf(p), idxOf(p)}, KeyOf{}, ToOrder<Idx>{order}, p, stream, what);
     else
       run.pass(PlaneKeys<Idx>{keysOf(p), idxOf(p)}, KeyOf{},
-               ToPlanes<Idx>{keysOf(p + 1), idxOf(p + 1)}, false, shift, stream, what);
+               ToPlanes<Idx>{keysOf(p + 1), idxOf(p + 1)}, p, stream, what);
   }
 }
 

@@ -138,6 +138,15 @@ SIEVE_INLINE constexpr DenseScatterPlan denseScatterPlan(std::int64_t buckets) {
   return {bits - high <= 12, high, bits - high, buckets <= kDenseCountWholeMax};
 }
 
+/// Whether a dense scatter on `threads` threads keeps every bucket's count
+/// in its first read (DenseScatterPlan::countWhole) for n records: where the
+/// plan says so and the threads' counts, 8 bytes a bucket each, take at most
+/// 8 bytes a record (not for many threads and few records). O(1).
+SIEVE_INLINE constexpr bool denseCountWhole(const DenseScatterPlan& plan, std::int64_t buckets,
+                                            std::int64_t n, int threads) {
+  return plan.countWhole && static_cast<std::int64_t>(threads > 0 ? threads : 1) * buckets <= n;
+}
+
 /// Whether the native dense scatter pays on a host face for `records`
 /// records of `recordBytes` bytes into `buckets` buckets, against the
 /// portable counting sort (one direct scatter, in cache below the last-level
@@ -218,26 +227,34 @@ SIEVE_INLINE constexpr bool sparseScatterNativePays(std::int64_t records,
 
 /// The dense counting scatter on a device (cuda::DenseScatter), described
 /// once: stable LSD passes over the bucket number in 8-bit digits (one pass
-/// up to 256 buckets, two up to 2^16, ...), each a count of (digit, tile)
-/// over tiles of Tuning::Cuda::kDenseScatterTile records, their scan
-/// digit-major (digit d of tile t starts after every smaller digit and after
-/// digit d of the tiles before t) and a scatter; the passes ping-pong
-/// between the output and a record plane so that the last one lands in the
-/// output.
+/// up to 256 buckets, two up to 2^16, ...), as CUB's Onesweep: one read of
+/// the records up front counts every pass's digits (the digit totals); then
+/// each pass is one kernel over tiles of Tuning::Cuda::kDenseScatterTile
+/// records that ranks its tile's records by digit, chains the tiles' digit
+/// counts by decoupled look-back (digit d of tile t starts after every
+/// smaller digit of the pass and after digit d of the tiles before t) and
+/// writes its records to their slots: one read and one write a pass. The
+/// passes ping-pong between the output and a record plane so that the last
+/// one lands in the output; the look-back words of pass p are region p % 2
+/// (pass p clears the other one for pass p + 1).
 /// Scratch (dense_scatter_device_scratch_bytes; any alignment: the regions
 /// start at the first 64-byte boundary of the buffer):
-///   words   64 bytes        the gate (uint32: 0 once a key outside the range
-///                           is counted; every kernel after the count is then
-///                           a no-op)
-///   counts  cells x 8       int64 counts of the pass, [digit][tile]
-///   starts  cells x 8       their exclusive scan
-///   sums    scanScratchElems(cells) x 8   the scan's block sums
+///   words   128 bytes       the gates (uint32, kMaxPasses + 1: gate p, read
+///                           by pass p's kernel, 0 once a record outside the
+///                           range or changed is counted; gate kMaxPasses
+///                           the offsets'), then the passes' tile counters
+///                           (uint32, kMaxPasses)
+///   totals  kMaxPasses x kBins x 8   uint64 digit totals of every pass
+///   chainA  cells x 8       look-back words of the even passes, [tile][digit]
+///   chainB  cells x 8       those of the odd passes
 ///   records n x recordBytes (two passes or more; 64-byte aligned: records of
 ///           up to 64-byte alignment)
-/// with cells = 256 x tiles.
+/// with cells = 256 x tiles. totals and chainA are one cleared range.
 struct DenseScatterDeviceLayout {
   static constexpr int kDigitBits = 8;
   static constexpr std::int64_t kBins = std::int64_t(1) << kDigitBits;
+  /// Passes of 64-bit bucket numbers.
+  static constexpr int kMaxPasses = 64 / kDigitBits;
   SIEVE_HOST_DEVICE static constexpr int passes(std::int64_t buckets) {
     const int bits = ceilLog2(buckets);
     return bits <= kDigitBits ? 1 : (bits + kDigitBits - 1) / kDigitBits;
@@ -247,20 +264,25 @@ struct DenseScatterDeviceLayout {
         (n + Tuning::Cuda::kDenseScatterTile - 1) / Tuning::Cuda::kDenseScatterTile;
     return t > 1 ? t : 1;
   }
-  /// Counts of a pass: kBins x tiles.
+  /// Look-back words of a pass: kBins x tiles.
   SIEVE_HOST_DEVICE static constexpr std::int64_t passCells(std::int64_t n) {
     return kBins * tiles(n);
   }
-  SIEVE_HOST_DEVICE static constexpr std::size_t words() { return 0; }
-  SIEVE_HOST_DEVICE static constexpr std::size_t counts() { return 64; }
-  SIEVE_HOST_DEVICE static constexpr std::size_t starts(std::int64_t n) {
-    return counts() + 8u * static_cast<std::size_t>(passCells(n));
+  SIEVE_HOST_DEVICE static constexpr std::size_t gates() { return 0; }
+  SIEVE_HOST_DEVICE static constexpr std::size_t counters() { return 4u * (kMaxPasses + 1); }
+  SIEVE_HOST_DEVICE static constexpr std::size_t totals() { return 128; }
+  SIEVE_HOST_DEVICE static constexpr std::size_t chainA() {
+    return totals() + 8u * static_cast<std::size_t>(kMaxPasses * kBins);
   }
-  SIEVE_HOST_DEVICE static constexpr std::size_t sums(std::int64_t n) {
-    return starts(n) + 8u * static_cast<std::size_t>(passCells(n));
+  SIEVE_HOST_DEVICE static constexpr std::size_t chainB(std::int64_t n) {
+    return chainA() + 8u * static_cast<std::size_t>(passCells(n));
+  }
+  /// The words cleared before the first pass (totals and chainA).
+  SIEVE_HOST_DEVICE static constexpr std::int64_t clearedWords(std::int64_t n) {
+    return kMaxPasses * kBins + passCells(n);
   }
   SIEVE_HOST_DEVICE static constexpr std::size_t records(std::int64_t n) {
-    const std::size_t e = sums(n) + 8u * static_cast<std::size_t>(scanScratchElems(passCells(n)));
+    const std::size_t e = chainB(n) + 8u * static_cast<std::size_t>(passCells(n));
     return (e + 255u) / 256u * 256u;
   }
   SIEVE_HOST_DEVICE static constexpr std::size_t end(std::int64_t n, std::int64_t buckets,
@@ -269,6 +291,9 @@ struct DenseScatterDeviceLayout {
            (passes(buckets) > 1 ? recordBytes * static_cast<std::size_t>(n > 0 ? n : 0) : 0u);
   }
 };
+static_assert(DenseScatterDeviceLayout::counters() + 4u * DenseScatterDeviceLayout::kMaxPasses <=
+                  DenseScatterDeviceLayout::totals(),
+              "sieve: the dense scatter's gates and tile counters fit its words region");
 
 /// Scratch bytes of the radix order of n keys with indices of `indexBytes`
 /// bytes (4 or 8): radix_order_scratch_bytes and
@@ -295,7 +320,8 @@ inline constexpr std::int64_t kDenseScatterDeviceMaxRecords =
 /// Bytes of device scratch the dense counting scatter of `n` records of
 /// `recordBytes` bytes into `buckets` buckets needs (cuda::DenseScatter):
 /// 64 bytes of alignment slack and the regions of
-/// Impl::DenseScatterDeviceLayout — about 2n bytes of counts, plus a plane of n records when
+/// Impl::DenseScatterDeviceLayout — 16 KiB of digit totals and about 2n bytes of look-back
+/// words, plus a plane of n records when
 /// buckets > 256. n < 0 or buckets < 1 are treated as 0 and 1 (the call that takes the scratch
 /// rejects them). O(log n), host and device.
 SIEVE_INLINE constexpr std::size_t dense_scatter_device_scratch_bytes(std::int64_t n,
@@ -307,8 +333,8 @@ SIEVE_INLINE constexpr std::size_t dense_scatter_device_scratch_bytes(std::int64
 
 /// Bytes of device scratch the radix order of `n` keys needs on a device
 /// (radixOrderDevice): 64 bytes of alignment slack, the pass regions of
-/// Impl::DenseScatterDeviceLayout (its gate, counts, starts and scan sums,
-/// about 2n bytes), then the planes of Impl::RadixLayout (a uint64 key plane
+/// Impl::DenseScatterDeviceLayout (its gates, digit totals and look-back
+/// words, 16 KiB and about 2n bytes), then the planes of Impl::RadixLayout (a uint64 key plane
 /// and two index planes): about 18n bytes. n < 0 is treated as 0. O(log n),
 /// host and device.
 SIEVE_INLINE constexpr std::size_t radix_order_device_scratch_bytes(std::int64_t n) {

@@ -82,6 +82,11 @@ inline constexpr std::int64_t kDenseScatterTile = std::int64_t(kBlock) * kDenseS
 /// 16-byte records is 32 KiB; larger records are written straight from
 /// registers).
 inline constexpr std::size_t kDenseScatterStageBytes = 16;
+/// The dense counting scatter's sweep: the resident blocks an SM is built
+/// for (its __launch_bounds__), so up to 85 registers a thread, which a tile
+/// of 16-byte records and their ranks need without spills (ptxas -v, sm_90:
+/// 80; left to itself ptxas took 64 and spilled).
+inline constexpr int kDenseScatterBlocksPerSm = 3;
 } // namespace Cuda
 
 /// The portable Kokkos implementation (kokkos/include/sieve/impl/portable).

@@ -7,7 +7,6 @@
 #include <sieve/core/rules.hpp>
 #include <sieve/core/types.hpp>
 #include <sieve/core/validate.hpp>
-#include <sieve/native/host/memory.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -82,20 +81,6 @@ struct Names {
 
 template <class V>
 inline constexpr bool kWritable = !std::is_const_v<typename V::value_type>;
-
-/// Hint that a host View just allocated (not yet touched) be backed by huge
-/// pages (adviseHugePagesHost, native/host/memory.hpp): its first touch then
-/// faults 2 MiB at a time, not 4 KiB. Measured (this project's 2-core VM):
-/// 256 MiB first touched in 137 ms, 47 ms advised; a result of
-/// scatter_sparse over 2^24 distinct keys is 256 MiB, fresh pages on every
-/// call under glibc's default allocator. Only HostSpace Views of 32 MiB or
-/// more; a hint: no byte changes, a no-op elsewhere. O(1), no fence.
-template <class V>
-void adviseHugePages(const V& v) {
-  (void)v;
-  if constexpr (std::is_same_v<typename V::memory_space, Kokkos::HostSpace>)
-    (void)adviseHugePagesHost(v.data(), v.size() * sizeof(typename V::value_type));
-}
 
 /// Fence an instance with a Kokkos Tools label "sieve::<what>".
 template <class Exec>

@@ -16,9 +16,10 @@ namespace sieve {
 /// Enqueue on `stream` the stable order of keys[0, n) (device memory, every
 /// key < 2^bits): order[p] = the index of the p-th smallest key, equal keys
 /// in index order (the same int64 indices as radixOrderHost and a stable
-/// sort). LSD passes of 8-bit digits (max(1, ceil(bits / 8)) of them), each
-/// a count of (digit, tile), its scan on the native scan and a stable
-/// scatter (cuda::DenseScatter's pass kernels); `order` is also a key plane
+/// sort). LSD passes of 8-bit digits (max(1, ceil(bits / 8)) of them) after
+/// one count of every pass's digits, each pass one stable sweep whose tiles
+/// chain their digit counts by decoupled look-back (cuda::DenseScatter's
+/// pass kernels); `order` is also a key plane
 /// between passes. status[0] (an 8-byte aligned device word of two) = the
 /// keys >= 2^bits: then nothing is written to `order`; status[1] = 0.
 /// `scratch` (device memory, any alignment) holds

@@ -5,38 +5,39 @@
 // record are the caller's device functors): include it from a translation
 // unit nvcc compiles.
 //
-// The passes (core/radix.hpp, DenseScatterDeviceLayout): the bucket number
-// in 8-bit digits, least significant first, each a stable counting scatter
-// of the previous pass's output (reduce, scan, scatter):
-// 1. count: each block takes a tile of 2048 records, ranks every warp's 32
-//    digits with ballots (matchDigit) and lets the lowest lane of each equal
-//    group add the group's size to the block's shared histogram
-//    (warp-aggregated increments); the histogram goes out as the (digit,
-//    tile) counts. In the first pass a bucket outside [0, buckets) is counted
-//    in status[0] and closes the gate: every later kernel is then a no-op
-//    (nothing is written).
-// 2. scan: the counts, digit-major, on the native scan (sieve's cuda::Scan
-//    kernels): where digit d of tile t starts.
-// 3. scatter: each warp ranks its 8 x 32 records (a warp match, then the
-//    warp's running count of that digit, in shared memory), the block turns
-//    the warps' counts into per-warp bases (one thread per digit), and every
-//    record goes to start(d, t) + base(warp, d) + rank: records of up to 16
-//    bytes through shared memory, where the tile is laid out in digit order
-//    first (so that a warp's stores fill runs of slots, not 32 scattered
-//    ones), larger ones straight from registers. Stable: equal digits
-//    keep record order, so after the last pass the records are ordered by
-//    bucket and, within a bucket, by record.
+// The passes (core/radix.hpp, DenseScatterDeviceLayout), as CUB's Onesweep:
+// 0. count: one read of the records counts the digits of every pass at once
+//    (block histograms in shared memory, then 64-bit totals per pass and
+//    digit). A bucket outside [0, buckets) is counted in status[0] and
+//    closes every gate: every later kernel is then a no-op (nothing is
+//    written).
+// 1. one sweep per 8-bit digit, least significant first, each a stable
+//    counting scatter of the previous pass's output: a block takes the next
+//    tile of 2048 records (a tile counter: tiles start in order, so the
+//    look-back below always waits on started tiles), each warp ranks its
+//    8 x 32 records (ballots, then the warp's running count of that digit, in
+//    shared memory), the block turns the warps' counts into per-warp bases
+//    (one thread per digit) and publishes its count of digit d; thread d
+//    then folds the counts of digit d of the tiles before (decoupled
+//    look-back, one chain per digit) and publishes the inclusive count. Every
+//    record goes to digitStart(d) + prefix(d, tile) + base(warp, d) + rank:
+//    records of up to 16 bytes through shared memory, where the tile is laid
+//    out in digit order first (so that a warp's stores fill runs of slots,
+//    not 32 scattered ones), larger ones straight from registers. Stable:
+//    equal digits keep record order, so after the last pass the records are
+//    ordered by bucket and, within a bucket, by record.
 // After the last pass, offsets: offsets[b] = the first slot of bucket b,
 // from the buckets of neighbouring output records (every b in
 // (bucket(i - 1), bucket(i)] gets i; long runs of empty buckets by binary
 // search), offsets[buckets] = n.
-// A record whose bucket differs between the count and the scatter (an
-// impure functor) is counted in status[1] and closes the gate (the output is
-// then incomplete; the later passes and the offsets do not run), and a slot
-// count that disagrees never writes past its (digit, tile) range: nothing is
-// written outside out, offsets, status and the scratch. A bucket that
-// changes only after the last scatter is counted where it breaks the
-// output's order.
+// A record whose digit differs between the count and a sweep (an impure
+// functor) is counted in status[1] where it overfills its digit's range (not
+// written: never past the range) or, in the last tile, where a digit's
+// range is left short, and closes the gates of the later kernels (the output
+// is then incomplete; the later passes and the offsets do not run). A
+// bucket that changes only after the last sweep is counted where it breaks
+// the output's order. Gate p is written only by kernels before pass p's, so
+// every block of a sweep reads the same gate: none leaves a chain unfinished.
 #pragma once
 
 #include <sieve/core/layout.hpp>
@@ -48,11 +49,11 @@
 #include <sieve/native/cuda/impl/block.cuh>
 #include <sieve/native/cuda/impl/launch.cuh>
 #include <sieve/native/cuda/impl/lookback.cuh>
-#include <sieve/native/cuda/scan.cuh>
 
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace sieve {
 namespace Impl {
@@ -80,16 +81,27 @@ struct alignas(16) StageChunk {
 template <class Rec>
 inline constexpr std::size_t kStageChunks =
     kStaged<Rec> ? (static_cast<std::size_t>(kTile) * sizeof(Rec) + 15u) / 16u : 1u;
-/// A staged scatter block's static shared memory: the staged records and
+/// A staged sweep block's static shared memory: the staged records and
 /// their digits, the warps' digit counts, the starts, allowed counts and
-/// first slots of the digits, the warp totals and the gate word.
+/// first slots of the digits, the warp totals (32- and 64-bit), the gate
+/// word and the tile number.
 inline constexpr std::size_t kStagedSharedBytes =
     static_cast<std::size_t>(kTile) * (Tuning::Cuda::kDenseScatterStageBytes + 1u) +
     std::size_t(Tuning::Cuda::kWarps) * kBins * 4u + kBins * (8u + 4u + 4u) +
-    Tuning::Cuda::kWarps * 4u + 4u;
+    Tuning::Cuda::kWarps * (4u + 8u) + 4u + 8u;
 static_assert(kStagedSharedBytes + 64u <= 48u * 1024u,
               "sieve: a staged dense scatter block must fit 48 KiB of static shared memory "
               "(Tuning::Cuda::kDenseScatterItems x kDenseScatterStageBytes)");
+
+/// The resident blocks a sweep over Reader's records is built for
+/// (__launch_bounds__): Tuning::Cuda::kDenseScatterBlocksPerSm where the
+/// records are staged (up to 85 registers a thread: no spills); one for
+/// larger records, which a thread keeps in registers (kItems of them).
+template <class Reader>
+inline constexpr int kSweepMinBlocks =
+    kStaged<std::decay_t<decltype(std::declval<const Reader&>()(std::int64_t(0)))>>
+        ? Tuning::Cuda::kDenseScatterBlocksPerSm
+        : 1;
 
 /// Reads record i of a plane (the passes after the first).
 template <class Rec>
@@ -127,81 +139,125 @@ __device__ __forceinline__ unsigned matchDigit(unsigned d) {
   return m;
 }
 
+/// Open every gate, zero the tile counters and the status words.
 /// (A template: defined in this header, once per program.)
 template <int = 0>
-__global__ void startKernel(std::uint32_t* gate, std::int64_t* status) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    *gate = 1u;
-    status[0] = 0;
-    status[1] = 0;
+__global__ void startKernel(std::uint32_t* gates, std::uint32_t* counters, std::int64_t* status) {
+  const unsigned t = threadIdx.x;
+  if (blockIdx.x != 0) return;
+  if (t <= unsigned(Layout::kMaxPasses)) gates[t] = 1u;
+  if (t < unsigned(Layout::kMaxPasses)) counters[t] = 0u;
+  if (t < 2u) status[t] = 0;
+}
+
+/// Close the gates of every kernel from pass `from` on (and the offsets').
+__device__ __forceinline__ void closeGates(std::uint32_t* gates, int from) {
+  for (int q = from; q <= Layout::kMaxPasses; ++q) atomicExch(&gates[q], 0u);
+}
+
+/// The digit totals of every pass, from one read of the records: totals[p x
+/// kBins + d] += the records whose bucket has digit d at pass p. A bucket
+/// above maxBucket is counted in status[0] and closes every gate. A block
+/// takes tiles blockIdx.x, + gridDim.x, ... (Geometry::countBlocks: at most
+/// kCountTilesPerBlock tiles, so its 32-bit shared counts cannot overflow).
+template <class Reader, class BucketOf>
+__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
+    countKernel(Reader read, BucketOf bucketOf, std::int64_t n, std::uint64_t maxBucket, int passes,
+                std::int64_t tiles, unsigned long long* totals, std::uint32_t* gates,
+                std::int64_t* status) {
+  __shared__ std::uint32_t hist[Layout::kMaxPasses][kBins];
+  const unsigned t = threadIdx.x;
+#pragma unroll
+  for (int p = 0; p < Layout::kMaxPasses; ++p) hist[p][t] = 0u;
+  __syncthreads();
+  std::int64_t outside = 0;
+  for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (unsigned j = 0; j < kItems; ++j) {
+      const std::int64_t i = tile * kTile + std::int64_t(j) * Tuning::Cuda::kBlock + t;
+      if (i >= n) break;
+      const auto b = static_cast<std::uint64_t>(bucketOf(read(i)));
+      if (b > maxBucket) {
+        ++outside;
+        continue;
+      }
+#pragma unroll
+      for (int p = 0; p < Layout::kMaxPasses; ++p)
+        if (p < passes)
+          atomicAdd(&hist[p][static_cast<unsigned>(b >> (Layout::kDigitBits * p)) & (kBins - 1u)],
+                    1u);
+    }
+  }
+  __syncthreads();
+  for (int p = 0; p < passes; ++p)
+    if (hist[p][t] != 0u)
+      atomicAdd(&totals[std::int64_t(p) * kBins + t], static_cast<unsigned long long>(hist[p][t]));
+  if (outside > 0) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(status),
+              static_cast<unsigned long long>(outside));
+    closeGates(gates, 0);
   }
 }
 
-/// A pass's (digit, tile) counts of the records `read` gives. The first pass
-/// (`first`) counts the buckets outside the range in status[0] and closes the
-/// gate; in a later pass such a bucket changed since the first (the scatter,
-/// which reads it again, counts it in status[1]).
-template <class Reader, class BucketOf>
-__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
-    countKernel(Reader read, BucketOf bucketOf, std::int64_t n, std::uint64_t maxBucket, int shift,
-                bool first, std::int64_t tiles, std::int64_t* counts, std::uint32_t* gate,
-                std::int64_t* status) {
-  // The first pass counts every block's keys outside the range; a later one
-  // is a no-op once the gate is closed (no kernel of its launch writes the
-  // gate: every thread reads the same word).
-  if (!first && !gateOpen(gate)) return;
-  __shared__ std::uint32_t hist[kBins];
-  const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
-  hist[t] = 0u;
-  __syncthreads();
-  const std::int64_t tile = blockIdx.x;
-  const unsigned below = (1u << lane) - 1u;
-  std::int64_t outside = 0;
-  for (unsigned j = 0; j < kItems; ++j) {
-    const std::int64_t i = recordIndex(tile, warp, j, lane);
-    unsigned d = kNoDigit; // past n and outside the range: one group, not counted
-    if (i < n) {
-      const auto b = static_cast<std::uint64_t>(bucketOf(read(i)));
-      if (b <= maxBucket) d = static_cast<unsigned>(b >> shift) & (kBins - 1u);
-      else ++outside;
+/// What one sweep reads and writes besides the records: the shape, its
+/// digit (`shift`) and pass number, the pass's digit totals, its look-back
+/// words [tile][digit] and the next pass's (cleared here; null for the last
+/// pass), its tile counter, the gates and the status words.
+struct SweepArgs {
+  std::int64_t n;
+  std::uint64_t maxBucket;
+  int shift, pass;
+  std::int64_t tiles;
+  const unsigned long long* totals;
+  unsigned long long* chain;
+  unsigned long long* next;
+  std::uint32_t* counter;
+  std::uint32_t* gates;
+  std::int64_t* status;
+};
+
+/// The records of digit `d` in the tiles before `tile` (> 0): the counts
+/// they published, walked back to the nearest inclusive one (one thread a
+/// digit; tile 0 publishes its inclusive count at once, so the walk ends).
+__device__ __forceinline__ unsigned long long digitPrefix(const TileStatus::PackedStatus& chain,
+                                                          std::int64_t tile, unsigned d) {
+  unsigned long long prefix = 0;
+  for (std::int64_t j = tile - 1; j >= 0; --j) {
+    TileStatus::Published p = chain.load(j * kBins + d);
+    while (p.flag == 0u) {
+      TileStatus::backOff();
+      p = chain.load(j * kBins + d);
     }
-    const unsigned peers = matchDigit(d);
-    if (d != kNoDigit && (peers & below) == 0u)
-      atomicAdd(&hist[d], static_cast<std::uint32_t>(__popc(peers)));
+    prefix += p.payload;
+    if (p.flag == TileStatus::kInclusive) break;
   }
-  __syncthreads();
-  counts[std::int64_t(t) * tiles + tile] = hist[t];
-  if (first && outside > 0) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(status),
-              static_cast<unsigned long long>(outside));
-    atomicExch(gate, 0u);
-  }
+  return prefix;
 }
 
 /// One pass: the stable scatter of the records `read` gives by the digit at
-/// `shift` through `write(slot, record)`, at the starts of its (digit, tile)
-/// counts.
+/// `shift` through `write(slot, record)`, each tile's ranges chained to the
+/// tiles before it by look-back over the digit counts.
 template <class Reader, class BucketOf, class Writer>
-__global__ void __launch_bounds__(Tuning::Cuda::kBlock)
-    scatterKernel(Reader read, BucketOf bucketOf, std::int64_t n, std::uint64_t maxBucket,
-                  int shift, std::int64_t tiles, const std::int64_t* counts,
-                  const std::int64_t* starts, Writer write, std::uint32_t* gate,
-                  std::int64_t* status) {
+__global__ void __launch_bounds__(Tuning::Cuda::kBlock, kSweepMinBlocks<Reader>)
+    sweepKernel(Reader read, BucketOf bucketOf, Writer write, SweepArgs a) {
   using Rec = std::decay_t<decltype(read(std::int64_t(0)))>;
   __shared__ std::uint32_t warpCount[Tuning::Cuda::kWarps][kBins];
   __shared__ std::int64_t start[kBins];
   __shared__ std::uint32_t allowed[kBins];
+  __shared__ unsigned long long totalsWarp[Tuning::Cuda::kWarps];
   __shared__ std::uint32_t open;
+  __shared__ std::int64_t tileOf;
   const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
-  const std::int64_t tile = blockIdx.x;
-  // Other blocks of this launch may close the gate: one thread reads it, and
-  // the whole block follows that one reading (never half a block).
-  if (t == 0u) open = gate == nullptr ? 1u : *static_cast<volatile const std::uint32_t*>(gate);
+  // Gate p is written only by the kernels before this one: every block
+  // reads the same value (all of them run their tile, or none does).
+  if (t == 0u) {
+    open = *static_cast<volatile const std::uint32_t*>(a.gates + a.pass);
+    tileOf = open != 0u ? static_cast<std::int64_t>(atomicAdd(a.counter, 1u)) : 0;
+  }
   for (unsigned w = 0; w < Tuning::Cuda::kWarps; ++w) warpCount[w][t] = 0u;
-  start[t] = starts[std::int64_t(t) * tiles + tile];
-  allowed[t] = static_cast<std::uint32_t>(counts[std::int64_t(t) * tiles + tile]);
   __syncthreads();
   if (open == 0u) return; // block-uniform
+  const std::int64_t tile = tileOf;
+  if (a.next != nullptr) a.next[tile * kBins + t] = 0ull; // the next pass's words, cleared
   const unsigned below = (1u << lane) - 1u;
   std::int64_t changed = 0;
   Rec rec[kItems];
@@ -210,10 +266,10 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   for (unsigned j = 0; j < kItems; ++j) {
     const std::int64_t i = recordIndex(tile, warp, j, lane);
     unsigned d = kNoDigit;
-    if (i < n) {
+    if (i < a.n) {
       rec[j] = read(i);
       const auto b = static_cast<std::uint64_t>(bucketOf(rec[j]));
-      if (b <= maxBucket) d = static_cast<unsigned>(b >> shift) & (kBins - 1u);
+      if (b <= a.maxBucket) d = static_cast<unsigned>(b >> a.shift) & (kBins - 1u);
       else ++changed; // inside the range when counted
     }
     const unsigned peers = matchDigit(d);
@@ -233,7 +289,23 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     warpCount[w][t] = run;
     run += c;
   }
-  if (run < allowed[t]) changed += allowed[t] - run; // slots no record fills
+  // The tile's count of digit t, published before anything else so the
+  // tiles after it can fold it (tile 0's is already inclusive).
+  const TileStatus::PackedStatus chain{a.chain};
+  const std::int64_t word = tile * kBins + t;
+  chain.publish(word, tile == 0 ? TileStatus::kInclusive : TileStatus::kAggregate, run);
+  // Where digit t starts in the output: after every smaller digit's total.
+  const unsigned long long total = a.totals[t];
+  const unsigned long long digitStart = blockInclusive(total, Sum{}, totalsWarp) - total;
+  const unsigned long long prefix = tile > 0 ? digitPrefix(chain, tile, t) : 0ull;
+  if (tile > 0) chain.publish(word, TileStatus::kInclusive, prefix + run);
+  // The slots of digit t left for this tile (fewer than its records where
+  // more of the digit came than were counted: those are not written).
+  const unsigned long long left = prefix < total ? total - prefix : 0ull;
+  allowed[t] = run < left ? run : static_cast<std::uint32_t>(left);
+  start[t] = static_cast<std::int64_t>(digitStart + prefix);
+  if (tile == a.tiles - 1 && prefix + run < total)
+    changed += static_cast<std::int64_t>(total - (prefix + run)); // slots no record fills
   // Records of up to kDenseScatterStageBytes: the tile's records in digit
   // order (stable) in shared memory first, then written slot by slot, so
   // that neighbouring threads write neighbouring slots of a digit's range
@@ -279,9 +351,9 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   if (changed > 0) {
     // The output is incomplete: the passes after this one and the offsets
     // (which would read slots never written) do not run.
-    atomicAdd(reinterpret_cast<unsigned long long*>(status + 1),
+    atomicAdd(reinterpret_cast<unsigned long long*>(a.status + 1),
               static_cast<unsigned long long>(changed));
-    atomicExch(gate, 0u);
+    closeGates(a.gates, a.pass + 1);
   }
 }
 
@@ -352,32 +424,36 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   }
 }
 
-/// The regions every pass uses (DenseScatterDeviceLayout: the gate, the
-/// counts, their starts, the scan's sums), the call's status words and its
-/// shape: n records, buckets in [0, maxBucket].
+/// The regions every pass uses (DenseScatterDeviceLayout: the gates and
+/// tile counters, the digit totals, the two look-back regions), the call's
+/// status words and its shape: n records, buckets in [0, maxBucket], sorted
+/// in `passes` 8-bit digits.
 struct Passes {
   std::int64_t n;
   std::uint64_t maxBucket;
+  int passes;
   std::int64_t tiles, cells;
-  std::uint32_t* gate;
-  std::int64_t* counts;
-  std::int64_t* starts;
-  std::int64_t* sums;
+  std::uint32_t* gates;
+  std::uint32_t* counters;
+  unsigned long long* totals;
+  unsigned long long* chain[2];
   std::int64_t* status;
 
   /// Carved from the 64-byte aligned base of `scratch`.
-  static Passes carve(void* scratch, std::int64_t n, std::uint64_t maxBucket,
+  static Passes carve(void* scratch, std::int64_t n, std::uint64_t maxBucket, int passes,
                       std::int64_t* status) {
     auto* base = static_cast<unsigned char*>(scratch);
     base += (64u - reinterpret_cast<std::uintptr_t>(base) % 64u) % 64u;
     return Passes{n,
                   maxBucket,
+                  passes,
                   Layout::tiles(n),
                   Layout::passCells(n),
-                  reinterpret_cast<std::uint32_t*>(base + Layout::words()),
-                  reinterpret_cast<std::int64_t*>(base + Layout::counts()),
-                  reinterpret_cast<std::int64_t*>(base + Layout::starts(n)),
-                  reinterpret_cast<std::int64_t*>(base + Layout::sums(n)),
+                  reinterpret_cast<std::uint32_t*>(base + Layout::gates()),
+                  reinterpret_cast<std::uint32_t*>(base + Layout::counters()),
+                  reinterpret_cast<unsigned long long*>(base + Layout::totals()),
+                  {reinterpret_cast<unsigned long long*>(base + Layout::chainA()),
+                   reinterpret_cast<unsigned long long*>(base + Layout::chainB(n))},
                   status};
   }
   /// The first byte after the pass regions (64-byte aligned).
@@ -387,25 +463,41 @@ struct Passes {
     return base + Layout::records(n);
   }
 
-  /// Open the gate and clear the status words.
-  void start(cudaStream_t stream) const {
-    launch(startKernel<>, 1u, stream, "sieve::cuda (passes: start)", gate, status);
+  /// The gate of the kernels after the last pass (the offsets').
+  const std::uint32_t* offsetsGate() const { return gates + passes; }
+
+  /// Open the gates, clear the status words, the tile counters, the digit
+  /// totals and the first pass's look-back words, then count every pass's
+  /// digits in one read of the records `read` gives (buckets above
+  /// maxBucket: status[0], every gate closed).
+  template <class Reader, class BucketOf>
+  void start(const Reader& read, const BucketOf& bucketOf, cudaStream_t stream) const {
+    constexpr const char* what = "sieve::cuda (passes: count)";
+    launch(startKernel<>, 1u, stream, what, gates, counters, status);
+    const std::int64_t words = Layout::clearedWords(n);
+    launch(TileStatus::clearWordsKernel<unsigned long long>, Geometry::moveBlocks(words), stream,
+           what, totals, words, static_cast<const std::uint32_t*>(nullptr));
+    launch(countKernel<Reader, BucketOf>, Geometry::countBlocks(tiles), stream, what, read,
+           bucketOf, n, maxBucket, passes, tiles, totals, gates, status);
   }
 
-  /// One stable pass by the digit at `shift`: count, scan, scatter. The
-  /// first pass counts buckets above maxBucket as outside (and closes the
-  /// gate); every kernel after it is gated.
+  /// Pass p (< passes): the stable sweep by the digit at 8p, one kernel.
   template <class Reader, class BucketOf, class Writer>
-  void pass(const Reader& read, const BucketOf& bucketOf, const Writer& write, bool first,
-            int shift, cudaStream_t stream, const char* what) const {
-    const auto grid = static_cast<unsigned>(tiles);
-    launch(countKernel<Reader, BucketOf>, grid, stream, what, read, bucketOf, n, maxBucket, shift,
-           first, tiles, counts, gate, status);
-    scanEnqueue<std::int64_t, Sum, false>(counts, starts, sums, cells, std::int64_t(0), stream,
-                                          Sum{}, gate);
-    launch(scatterKernel<Reader, BucketOf, Writer>, grid, stream, what, read, bucketOf, n,
-           maxBucket, shift, tiles, static_cast<const std::int64_t*>(counts),
-           static_cast<const std::int64_t*>(starts), write, gate, status);
+  void pass(const Reader& read, const BucketOf& bucketOf, const Writer& write, int p,
+            cudaStream_t stream, const char* what) const {
+    const SweepArgs a{n,
+                      maxBucket,
+                      Layout::kDigitBits * p,
+                      p,
+                      tiles,
+                      totals + std::int64_t(p) * kBins,
+                      chain[p % 2],
+                      p + 1 < passes ? chain[(p + 1) % 2] : nullptr,
+                      counters + p,
+                      gates,
+                      status};
+    launch(sweepKernel<Reader, BucketOf, Writer>, static_cast<unsigned>(tiles), stream, what, read,
+           bucketOf, write, a);
   }
 };
 
@@ -417,8 +509,9 @@ namespace cuda {
 /// The native CUDA dense scatter (device memory; header-only: the caller's
 /// functors are compiled into its kernels).
 struct DenseScatter {
-  /// Device scratch bytes of enqueue (core/radix.hpp): about 4 KiB of counts
-  /// per 2048 records, and a plane of n records above 256 buckets.
+  /// Device scratch bytes of enqueue (core/radix.hpp): 16 KiB of digit
+  /// totals, 4 KiB of look-back words per 2048 records, and a plane of n
+  /// records above 256 buckets.
   static std::size_t scratchBytes(std::int64_t n, std::int64_t buckets, std::size_t recordBytes) {
     return dense_scatter_device_scratch_bytes(n, buckets, recordBytes);
   }
@@ -430,14 +523,15 @@ struct DenseScatter {
   /// of i (the same bytes as a sequential counting sort), and offsets[b] =
   /// the first slot of bucket b, offsets[buckets] = n. status[0] = the
   /// records whose bucket lies outside [0, buckets) — then nothing is written
-  /// to out or offsets; status[1] counts records whose bucket differed
-  /// between the reads (then the output is incomplete, never written
-  /// outside; when the count and a scatter disagree the offsets are not
-  /// written). out (aligned to its records) must not overlap the records
-  /// recOf reads; Rec's alignment is at most 64 bytes.
-  /// Kernels only (a count, a scan and a scatter for each of the
-  /// ceil(log2(buckets) / 8) passes, then the offsets): nothing allocated,
-  /// synchronised or read back, so it may be captured into a CUDA graph.
+  /// to out or offsets; status[1] > 0 where a bucket differed between the
+  /// reads so that a digit's count changed (it counts the slots overfilled
+  /// or left short, and records that left the range; two records that
+  /// swap digits move no count and place every record once): then the
+  /// output is incomplete, never written outside, and where a sweep found it
+  /// the later passes and the offsets do not run. out (aligned to its records) must not overlap the
+  /// records recOf reads; Rec's alignment is at most 64 bytes. Kernels only (one count of every
+  /// pass's digits, one sweep for each of the ceil(log2(buckets) / 8) passes, then the offsets):
+  /// nothing allocated, synchronised or read back, so it may be captured into a CUDA graph.
   /// O(passes x n + buckets); does not block. Throws std::invalid_argument
   /// (nothing enqueued) for n < 0 or above kDenseScatterDeviceMaxRecords,
   /// buckets outside [1, 2^62], a null out (n > 0), offsets, status or
@@ -461,21 +555,21 @@ struct DenseScatter {
     Impl::checkDenseScatterDevice(fn, n, buckets, out, sizeof(Rec), alignof(Rec), offsets, status,
                                   scratch, scratchBytes, need);
     namespace D = Impl::DenseDevice;
-    const auto run = D::Passes::carve(scratch, n, static_cast<std::uint64_t>(buckets - 1), status);
-    auto* plane = reinterpret_cast<Rec*>(D::Passes::end(scratch, n));
     const int passes = D::Layout::passes(buckets);
+    const auto run =
+        D::Passes::carve(scratch, n, static_cast<std::uint64_t>(buckets - 1), passes, status);
+    auto* plane = reinterpret_cast<Rec*>(D::Passes::end(scratch, n));
     // Ping-pong so that the last pass writes `out`.
     const auto dst = [&](int p) { return (passes - 1 - p) % 2 == 0 ? out : plane; };
     constexpr const char* what = "sieve::cuda::DenseScatter (pass)";
-    run.start(stream);
+    run.start(recOf, bucketOf, stream);
     for (int p = 0; p < passes; ++p) {
-      const int shift = D::Layout::kDigitBits * p;
-      if (p == 0) run.pass(recOf, bucketOf, D::PlaneWriter<Rec>{dst(p)}, true, shift, stream, what);
+      if (p == 0) run.pass(recOf, bucketOf, D::PlaneWriter<Rec>{dst(p)}, p, stream, what);
       else
-        run.pass(D::PlaneReader<Rec>{dst(p - 1)}, bucketOf, D::PlaneWriter<Rec>{dst(p)}, false,
-                 shift, stream, what);
+        run.pass(D::PlaneReader<Rec>{dst(p - 1)}, bucketOf, D::PlaneWriter<Rec>{dst(p)}, p, stream,
+                 what);
     }
-    const auto* g = static_cast<const std::uint32_t*>(run.gate);
+    const auto* g = run.offsetsGate();
     const auto* o = static_cast<const Rec*>(out);
     constexpr const char* offs = "sieve::cuda::DenseScatter (offsets)";
     Impl::launch(D::markOffsetsKernel<>, Impl::Geometry::moveBlocks(buckets + 1), stream, offs,

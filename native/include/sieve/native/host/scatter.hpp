@@ -742,7 +742,7 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
   // bytes a record (not for many threads and few records).
   FineCounts whole;
   const bool countWhole =
-      plan.countWhole && Impl::teamSizeFor(team, n, kMinPerThread) * buckets <= n;
+      Impl::denseCountWhole(plan, buckets, n, Impl::teamSizeFor(team, n, kMinPerThread));
   const FineCount<DigitOf> fine{digitOf, buckets, shift, countWhole ? &whole : nullptr};
   // A thread's sort of its runs (the copy of its longest run and its low
   // digits allocated here, before the scatter).

@@ -32,6 +32,23 @@ inline unsigned moveBlocks(std::int64_t work) {
   return b < Tuning::Cuda::kMoveBlocks ? b : Tuning::Cuda::kMoveBlocks;
 }
 
+/// The most tiles one block of the dense scatter's digit count takes: its
+/// 32-bit shared counts then hold at most 2^31 records.
+inline constexpr std::int64_t kCountTilesPerBlock =
+    (std::int64_t(1) << 31) / Tuning::Cuda::kDenseScatterTile;
+
+/// The grid of the dense scatter's digit count over `tiles` tiles (a
+/// grid-stride loop over tiles, each block flushing its counts once): enough
+/// blocks to fill the largest device, more where a block would take over
+/// kCountTilesPerBlock tiles.
+inline unsigned countBlocks(std::int64_t tiles) {
+  const unsigned fill = tiles < Tuning::Cuda::kMoveBlocks
+                            ? static_cast<unsigned>(tiles > 0 ? tiles : 1)
+                            : Tuning::Cuda::kMoveBlocks;
+  const unsigned least = blocksFor(tiles, kCountTilesPerBlock);
+  return fill > least ? fill : least;
+}
+
 } // namespace Geometry
 
 /// Launch `kernel<<<grid, Tuning::Cuda::kBlock, 0, stream>>>(args...)` through

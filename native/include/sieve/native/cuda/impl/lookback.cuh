@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — decoupled look-back over tile status words: the one
 // chaining of tiles shared by the single-pass compaction (compact.cu), the
-// selection (impl/select.cuh) and the single-pass integer scan (scan.cuh),
-// with the kernel that clears the words before each launch (gated by core's
+// selection (impl/select.cuh), the single-pass integer scan (scan.cuh) and
+// the dense scatter's sweeps (scatter.cuh: one chain a digit, its status
+// words PackedStatus), with the kernel that clears the words before each launch (gated by core's
 // gateOpen, as every kernel of a gated replay) and the carving and clearing
 // of the compaction's and the selection's words (clearTileWords).
 #pragma once
