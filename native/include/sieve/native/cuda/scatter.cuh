@@ -215,24 +215,6 @@ struct SweepArgs {
   std::int64_t* status;
 };
 
-/// The records of digit `d` in the tiles before `tile` (> 0): the counts
-/// they published, walked back to the nearest inclusive one (one thread a
-/// digit; tile 0 publishes its inclusive count at once, so the walk ends).
-__device__ __forceinline__ unsigned long long digitPrefix(const TileStatus::PackedStatus& chain,
-                                                          std::int64_t tile, unsigned d) {
-  unsigned long long prefix = 0;
-  for (std::int64_t j = tile - 1; j >= 0; --j) {
-    TileStatus::Published p = chain.load(j * kBins + d);
-    while (p.flag == 0u) {
-      TileStatus::backOff();
-      p = chain.load(j * kBins + d);
-    }
-    prefix += p.payload;
-    if (p.flag == TileStatus::kInclusive) break;
-  }
-  return prefix;
-}
-
 /// One pass: the stable scatter of the records `read` gives by the digit at
 /// `shift` through `write(slot, record)`, each tile's ranges chained to the
 /// tiles before it by look-back over the digit counts.
@@ -297,7 +279,8 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock, kSweepMinBlocks<Reader>)
   // Where digit t starts in the output: after every smaller digit's total.
   const unsigned long long total = a.totals[t];
   const unsigned long long digitStart = blockInclusive(total, Sum{}, totalsWarp) - total;
-  const unsigned long long prefix = tile > 0 ? digitPrefix(chain, tile, t) : 0ull;
+  const unsigned long long prefix =
+      tile > 0 ? TileStatus::chainPrefix(chain, tile, kBins, t) : 0ull;
   if (tile > 0) chain.publish(word, TileStatus::kInclusive, prefix + run);
   // The slots of digit t left for this tile (fewer than its records where
   // more of the digit came than were counted: those are not written).

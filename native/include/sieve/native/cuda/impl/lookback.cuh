@@ -124,6 +124,28 @@ __device__ __forceinline__ unsigned long long exclusivePrefix(const Status& stat
   }
 }
 
+/// The sum of the payloads chain `c` of `chains` published for every tile
+/// before `tile` (> 0), by one thread (a block walks `chains` chains at
+/// once, one a thread: the dense scatter's digit counts). Tile j's word of
+/// chain c is j x chains + c; the walk goes back to the nearest inclusive
+/// one (tile 0 publishes its inclusive payload at once, so it ends). Sums
+/// only: exact, whatever a predecessor publishes first.
+__device__ __forceinline__ unsigned long long chainPrefix(const PackedStatus& status,
+                                                          std::int64_t tile, std::int64_t chains,
+                                                          std::int64_t c) {
+  unsigned long long prefix = 0;
+  for (std::int64_t j = tile - 1; j >= 0; --j) {
+    Published p = status.load(j * chains + c);
+    while (p.flag == 0u) {
+      backOff();
+      p = status.load(j * chains + c);
+    }
+    prefix += p.payload;
+    if (p.flag == kInclusive) break;
+  }
+  return prefix;
+}
+
 /// One tile's step of a sum look-back chain, by the 32 lanes of warp 0:
 /// publish the tile's aggregate `agg`, fold the predecessors' payloads
 /// (exclusivePrefix), publish the inclusive prefix; returns the exclusive
