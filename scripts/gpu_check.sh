@@ -238,7 +238,7 @@ if [ -n "${SIEVE_KOKKOS_CUDA_ROOT:-}" ]; then
     -DCMAKE_CUDA_COMPILER="$nvcc" -DSIEVE_ENABLE_MPI=OFF ${gtest_args[@]+"${gtest_args[@]}"} \
     >"$out/kokkos_configure.log" 2>&1 &&
     "$cmake_bin" --build "$kbuild" -j "$jobs" --target sieve_test_cuda sieve_test_crossbackend \
-      sieve_demo >"$out/kokkos_build.log" 2>&1; then
+      sieve_demo sieve_bench_faces >"$out/kokkos_build.log" 2>&1; then
     "$kbuild/tests/sieve_test_cuda" --gtest_output="xml:$out/kokkos_cuda.xml" \
       >"$out/kokkos_cuda.log" 2>&1 || status=1
     row "Kokkos::Cuda API tests" "$(verdict "$out/kokkos_cuda.log")"
@@ -253,6 +253,12 @@ if [ -n "${SIEVE_KOKKOS_CUDA_ROOT:-}" ]; then
       [ "$rc" = 0 ] || status=1
       row "demo on Kokkos::Cuda${mode:+ $mode}" "$([ "$rc" = 0 ] && echo passed || echo "FAILED (exit $rc)")"
     done
+    # The portable face on the GPU (what Kokkos::HIP and Kokkos::SYCL run)
+    # against the native face, same calls and data, outputs compared.
+    timeout 300 "$kbuild/perf/sieve_bench_faces" --reps 20 >"$out/bench_faces.txt" 2>&1
+    rc=$?
+    [ "$rc" = 0 ] || status=1
+    row "faces benchmark (Kokkos::Cuda)" "$([ "$rc" = 0 ] && echo "outputs identical" || echo "FAILED (exit $rc)")"
   else
     row "Kokkos::Cuda API tests" "build FAILED (kokkos_build.log)"
     status=1
@@ -269,6 +275,11 @@ fi
   echo
   echo "benchmark (time / CUB's, time / a device-to-device copy of the same bytes):"
   grep -E '^(case|compact|select|inclusive|reorder|scatter_dense|radix|-)' "$out/bench_cuda.txt" || cat "$out/bench_cuda.txt"
+  if [ -s "$out/bench_faces.txt" ]; then
+    echo
+    echo "the portable face on Kokkos::Cuda (time / the native face's, same calls and data):"
+    grep -E '^faces' "$out/bench_faces.txt" || cat "$out/bench_faces.txt"
+  fi
   echo
   echo "status: $status (0: all passed)"
 } | tee "$out/table.txt"

@@ -106,5 +106,10 @@ void misuse() {
   Kokkos::View<std::int64_t*> in("in", 1), out("out", 1);
   sieve::keys::SparseWorkspace<std::int32_t, Exec> ws;
   sieve::keys::scatter_sparse(exec, in, out, ws);
+#elif SIEVE_CASE == 26 // scatter_dense without an output
+  sieve::keys::scatter_dense(exec, mask);
+#elif SIEVE_CASE == 27 // sort_permutation without a perm
+  sieve::keys::sort_permutation(
+      exec, 1, KOKKOS_LAMBDA(const std::int64_t i) { return int(i); });
 #endif
 }

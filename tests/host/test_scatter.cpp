@@ -220,7 +220,7 @@ std::vector<Rec<2>> spreadRecords(i64 n, i64 K) {
 
 /// denseScatterHost of `in` by `digit` into guarded out and offsets.
 struct FencedScatter {
-  sieve::DenseScatterHostResult r;
+  sieve::DenseScatterResult r;
   Fenced out, off;
 };
 template <class Digit>

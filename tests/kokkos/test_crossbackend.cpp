@@ -318,10 +318,21 @@ void expectEverySpaceWritesTheSameBytes(const Run& run) {
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
   spaces["OpenMP"] = run(Kokkos::OpenMP());
+  {
+    // The same public calls with the native face switched off: what a space
+    // without one (HIP, SYCL) runs, here on the OpenMP threads.
+    const sieve::Impl::ForcePortable portable;
+    spaces["OpenMP (portable forced)"] = run(Kokkos::OpenMP());
+  }
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
   spaces["Cuda"] = run(Kokkos::Cuda());
+  {
+    const sieve::Impl::ForcePortable portable;
+    spaces["Cuda (portable forced)"] = run(Kokkos::Cuda());
+  }
 #endif
+  EXPECT_FALSE(sieve::Impl::portableForced().load()) << "ForcePortable left the switch set";
   ASSERT_GE(spaces.size(), 2u) << "fewer than two spaces to compare";
   const auto& ref = spaces.begin()->second;
   for (const auto& [space, out] : spaces) {

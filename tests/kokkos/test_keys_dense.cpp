@@ -534,7 +534,8 @@ void expectLargeDense(const i64 n, const int K) {
     EXPECT_EQ(offsetsOf(keys), refOff);
     EXPECT_TRUE(guardsIntact());
 #if defined(SIEVE_TEST_OPENMP)
-    EXPECT_TRUE(ToolsLog::has("region sieve::keys::scatter_dense[openmp]")) << ToolsLog::dump();
+    EXPECT_TRUE(ToolsLog::has("region sieve::keys::scatter_dense[openmp:dense_scatter]"))
+        << ToolsLog::dump();
 #endif
   }
   Kokkos::deep_copy(all, s);
@@ -685,7 +686,17 @@ void expectLargeSparse(const i64 n, const KeyOf& keyOf, const SparseWay way) {
   EXPECT_EQ(offsetsOf(keys), refOff);
   EXPECT_EQ(toHost(out), ref);
 #if defined(SIEVE_TEST_OPENMP)
-  EXPECT_TRUE(ToolsLog::has("region sieve::keys::scatter_sparse[openmp]")) << ToolsLog::dump();
+  // The region names the path that ran (a declined record sort first).
+  const char* path = way == SparseWay::Dense     ? "dense_scatter"
+                     : way == SparseWay::Records ? "record_sort"
+                                                 : "radix_order";
+  EXPECT_TRUE(ToolsLog::has(std::string("region sieve::keys::scatter_sparse[openmp:") + path + "]"))
+      << ToolsLog::dump();
+  EXPECT_EQ(ToolsLog::has("region sieve::keys::scatter_sparse[openmp:record_sort]"),
+            way != SparseWay::Dense)
+      << ToolsLog::dump();
+  EXPECT_FALSE(ToolsLog::has("region sieve::keys::scatter_sparse[portable:portable_radix]"))
+      << ToolsLog::dump();
   const bool radix = ToolsLog::has("kernel sieve::keys::scatter_sparse::radix_keys");
   const bool gather = ToolsLog::has("kernel sieve::keys::scatter_sparse::gather");
   EXPECT_EQ(radix, way == SparseWay::RadixGather) << ToolsLog::dump();
@@ -795,7 +806,10 @@ TEST(KeysSparse, KeyChangingDuringTheRecordSortThrows) {
     const ToolsLog tools;
     sieve::keys::scatter_sparse(TestExec{}, in, out);
     // The record sort, not the radix order and gather.
-    ASSERT_TRUE(ToolsLog::has("region sieve::keys::scatter_sparse[openmp]")) << ToolsLog::dump();
+    ASSERT_TRUE(ToolsLog::has("region sieve::keys::scatter_sparse[openmp:record_sort]"))
+        << ToolsLog::dump();
+    ASSERT_FALSE(ToolsLog::has("region sieve::keys::scatter_sparse[openmp:radix_order]"))
+        << ToolsLog::dump();
     ASSERT_FALSE(ToolsLog::has("kernel sieve::keys::scatter_sparse::gather")) << ToolsLog::dump();
   }
   const i64 calls = g_keyCalls.load();
@@ -831,3 +845,44 @@ TEST(KeysSparse, KeyChangingDuringTheRecordSortThrows) {
   for (i64 i = 1; i < n; ++i) ASSERT_LE(out(i - 1).k, out(i).k);
 }
 #endif
+// Every scatter_sparse opens one region named after the path its plan chose
+// (core/keys_plan.hpp), and the result is the stable sort's whatever the path.
+TEST(KeysSparse, RegionNamesThePathThatRuns) {
+  const auto sparseRegions = [] {
+    std::vector<std::string> r;
+    for (const auto& e : ToolsLog::events())
+      if (e.rfind("region sieve::keys::scatter_sparse[", 0) == 0) r.push_back(e);
+    return r;
+  };
+  const auto check = [&](const auto& v, const std::string& want) {
+    using E = typename std::decay_t<decltype(v)>::value_type;
+    auto out = sieve_test::DView<E>("out", v.size());
+    const ToolsLog tools;
+    const auto keys = sieve::keys::scatter_sparse(TestExec{}, deviceOf(v), out);
+    const auto ref = stableByKey(v, [](const E& e) { return e.key(); });
+    EXPECT_TRUE(sieve_test::toHost(out) == ref) << want;
+    EXPECT_EQ(keys.num_elements(), static_cast<i64>(v.size()));
+    const auto regions = sparseRegions();
+    ASSERT_EQ(regions.size(), 1u) << ToolsLog::dump();
+    if (!want.empty()) EXPECT_EQ(regions[0], "region sieve::keys::scatter_sparse[" + want + "]");
+  };
+  check(std::vector<Rec<std::int64_t>>{}, "portable:empty");
+  std::vector<Rec<std::int64_t>> same(1000);
+  for (int i = 0; i < 1000; ++i) same[static_cast<std::size_t>(i)] = {-5, i};
+  check(same, "portable:one_key");
+  std::vector<Rec<double>> reals(1000);
+  for (int i = 0; i < 1000; ++i) reals[static_cast<std::size_t>(i)] = {(i * 37 % 101) * 0.5, i};
+  check(reals, "portable:merge_sort");
+  std::vector<Rec<std::int64_t>> wide(5000);
+  for (int i = 0; i < 5000; ++i)
+    wide[static_cast<std::size_t>(i)] = {static_cast<std::int64_t>(mixed(i, 3) >> 3), i};
+#if defined(SIEVE_TEST_SERIAL)
+  check(wide, "portable:portable_radix");
+#else
+  // The native face's own rules choose among its paths: any one region.
+  check(wide, "");
+#endif
+  // With the native face switched off (benchmarks and tests), the generic path.
+  const sieve::Impl::ForcePortable portable;
+  check(wide, "portable:portable_radix");
+}

@@ -118,6 +118,14 @@ inline constexpr std::int64_t kPartitionMin = 64 * 1024;
 inline constexpr std::int64_t kPartitionAlign = 64;
 } // namespace Findall
 
+/// sieve::keys (core/keys_plan.hpp): where a call's path changes.
+namespace Keys {
+/// scatter_sparse of integer keys whose span (largest - smallest) is below
+/// 2^kSparseByDenseSpanBits runs as the native dense scatter over the span
+/// (where the native face takes and pays for it), then the keys present.
+inline constexpr int kSparseByDenseSpanBits = 23;
+} // namespace Keys
+
 // --- what the rules and the layouts rely on -------------------------------------
 static_assert(Host::kCompactMinPerThread >= 1 && Host::kReorderMinPerThread >= 32 &&
                   Host::kScanMinPerThread >= 1,

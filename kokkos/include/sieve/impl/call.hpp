@@ -91,6 +91,9 @@ class CallClaims {
 class CallRegion {
  public:
   CallRegion(const Names& names, Face f) : CallRegion(names.prefix + "[" + faceName(f) + "]") {}
+  /// A call that chose one of its paths (keys): "<prefix>[<face>:<path>]".
+  CallRegion(const Names& names, Face f, const char* path)
+      : CallRegion(names.prefix + "[" + faceName(f) + ":" + path + "]") {}
   explicit CallRegion(const std::string& name) { Kokkos::Profiling::pushRegion(name); }
   ~CallRegion() { Kokkos::Profiling::popRegion(); }
   CallRegion(const CallRegion&) = delete;

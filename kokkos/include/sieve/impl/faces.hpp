@@ -4,11 +4,12 @@
 // A call on an execution space runs on one "face": the native face of that
 // space (the OpenMP twins on Kokkos::OpenMP, the native CUDA kernels on
 // Kokkos::Cuda) when it has one and every View is contiguous, the portable
-// Kokkos implementation otherwise. `Faces<F>` is the per-face table (static
-// compact / reorder / restore / scan, all with one signature per primitive);
-// `dispatch` is the only place that chooses. Adding a face means one
-// specialisation of Faces (impl/faces/<face>.hpp) and one line in
-// nativeFaceOf; adding a primitive means one member per face.
+// Kokkos implementation otherwise. `Faces<F>` is the per-face table (one
+// static member per primitive the face has, core/faces.hpp, with one
+// signature per primitive); `dispatch` and `runNative` are the only places
+// that choose. Adding a face means one specialisation of Faces
+// (impl/faces/<face>.hpp), its row of faceHas and one line in nativeFaceOf;
+// adding a primitive means one member per face that has it.
 #pragma once
 
 #include <sieve/impl/call.hpp>
@@ -20,6 +21,7 @@
 #include <sieve/native/host/memory.hpp>
 #include <sieve/native/host/team.hpp>
 
+#include <atomic>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -63,12 +65,44 @@ void adviseHugePages(const V& v) {
     (void)adviseHugePagesHost(v.data(), v.size() * sizeof(typename V::value_type));
 }
 
+/// For benchmarks and tests only: while set, every call takes the portable
+/// face and the generic paths, as on a space without a native face (what a
+/// Kokkos::HIP or Kokkos::SYCL user gets), on the same data. Set through
+/// ForcePortable.
+inline std::atomic<bool>& portableForced() {
+  static std::atomic<bool> forced{false};
+  return forced;
+}
+
+/// Forces the portable face for its lifetime (benchmarks and tests only;
+/// not for calls in flight on other threads).
+class ForcePortable {
+ public:
+  ForcePortable() : was_(portableForced().exchange(true)) {}
+  ~ForcePortable() { portableForced().store(was_); }
+  ForcePortable(const ForcePortable&) = delete;
+  ForcePortable& operator=(const ForcePortable&) = delete;
+
+ private:
+  bool was_;
+};
+
+/// Whether a call may run on a native face now (none is forced off).
+inline bool nativeAllowed() { return !portableForced().load(std::memory_order_relaxed); }
+
+/// Exec's native face when it has primitive P, else Portable.
+template <class Exec, Primitive P>
+constexpr Face nativeFaceFor() {
+  constexpr Face native = nativeFaceOf<Exec>();
+  return native != Face::Portable && Faces<native>::has(P) ? native : Face::Portable;
+}
+
 /// The face a call of primitive P on Exec runs on, given whether its Views
 /// are all contiguous.
 template <class Exec, Primitive P>
 Face faceFor(bool contiguous) {
-  constexpr Face native = nativeFaceOf<Exec>();
-  return native != Face::Portable && Faces<native>::has(P) && contiguous ? native : Face::Portable;
+  constexpr Face native = nativeFaceFor<Exec, P>();
+  return contiguous && nativeAllowed() ? native : Face::Portable;
 }
 
 /// The face a call of primitive P on Exec runs on when it runs natively only
@@ -76,24 +110,52 @@ Face faceFor(bool contiguous) {
 /// face's own rule, asked only of a face that has P).
 template <class Exec, Primitive P, class Pays>
 Face faceFor(bool contiguous, const Pays& pays) {
-  constexpr Face native = nativeFaceOf<Exec>();
-  if constexpr (native != Face::Portable && Faces<native>::has(P)) {
-    if (contiguous && pays(FaceTag<native>{})) return native;
+  constexpr Face native = nativeFaceFor<Exec, P>();
+  if constexpr (native != Face::Portable) {
+    if (contiguous && nativeAllowed() && pays(FaceTag<native>{})) return native;
   }
   return Face::Portable;
 }
 
-/// The one dispatch point: calls `f(FaceTag<face>{})` with the face that runs
-/// primitive P on Exec. Only the two candidate faces are instantiated.
+/// The face a path of a call runs on: Exec's native face for P when the
+/// call's plan took it (`onNative`), else the portable one.
+template <class Exec, Primitive P>
+Face pathFace(bool onNative) {
+  return onNative ? nativeFaceFor<Exec, P>() : Face::Portable;
+}
+
+/// Whether Exec has a native face with primitive P (known at compile time).
+template <class Exec, Primitive P>
+inline constexpr bool kHasNative = nativeFaceFor<Exec, P>() != Face::Portable;
+
+/// For the primitives whose portable form is a call's own generic kernels
+/// (findall's selections, the keys' orders and scatters): calls
+/// `f(FaceTag<native>{})` when Exec's native face has P and `eligible`, and
+/// returns whether it did (the caller then takes its generic path). Only
+/// the native face is instantiated.
+template <class Exec, Primitive P, class F>
+bool runNative(bool eligible, F&& f) {
+  constexpr Face native = nativeFaceFor<Exec, P>();
+  if constexpr (native != Face::Portable) {
+    if (eligible && nativeAllowed()) {
+      f(FaceTag<native>{});
+      return true;
+    }
+  } else {
+    (void)eligible, (void)f;
+  }
+  return false;
+}
+
+/// The one dispatch point of the primitives every face has: calls
+/// `f(FaceTag<face>{})` with the face that runs primitive P on Exec. Only
+/// the two candidate faces are instantiated.
 template <class Exec, Primitive P, class F>
 void dispatch(const char* fn, bool contiguous, F&& f) {
-  constexpr Face native = nativeFaceOf<Exec>();
-  if constexpr (native != Face::Portable && Faces<native>::has(P)) {
-    if (contiguous) {
-      f(FaceTag<native>{});
-      return;
-    }
-  }
+  static_assert(Faces<Face::Portable>::has(P),
+                "sieve (internal): dispatch serves the primitives the portable face has; "
+                "runNative serves the others");
+  if (runNative<Exec, P>(contiguous, f)) return;
   // The portable face launches Kokkos kernels (e.g. strided Views on OpenMP).
   checkKernelsAllowed<Exec>(fn); // named for the public call
   f(FaceTag<Face::Portable>{});
@@ -128,10 +190,14 @@ void runKernels(const char* fn, const Names& names, std::initializer_list<Claim>
 template <class Exec, class Prepare, class Replay>
 void replayCaptured(const Exec& exec, std::shared_ptr<void>& held, bool launch,
                     const Prepare& prepare, const Replay& replay) {
-  constexpr Face native = nativeFaceOf<Exec>();
-  if constexpr (native != Face::Portable && Faces<native>::has(Primitive::Capture)) {
-    if (!held) held = Faces<native>::capture(exec, prepare, replay);
-    if (launch) Faces<native>::launchCaptured(exec, held);
+  constexpr Face native = nativeFaceFor<Exec, Primitive::Capture>();
+  if constexpr (native != Face::Portable) {
+    if (nativeAllowed()) {
+      if (!held) held = Faces<native>::capture(exec, prepare, replay);
+      if (launch) Faces<native>::launchCaptured(exec, held);
+      return;
+    }
+    if (launch) replay();
   } else {
     (void)exec;
     (void)held;

@@ -6,27 +6,30 @@
 // keys' radix order and dense scatter, which serve blocking calls: they
 // allocate their scratch on the instance and read their status words back.
 // The scan, the dense scatter and the predicate's selection are header-only
-// CUDA (cuda::Scan, cuda::DenseScatter, cuda::SelectIf): native only in
-// translation units compiled by nvcc; elsewhere those calls take the
-// portable face.
+// CUDA (cuda::Scan, cuda::DenseScatter, cuda::SelectIf).
 #pragma once
 
 #include <sieve/impl/call.hpp>
 #include <sieve/impl/faces/table.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA) && SIEVE_HAVE_CUDA
+// Kokkos' CUDA backend is compiled by a CUDA compiler in every translation
+// unit; so is this face, whose scan, dense scatter and predicate selection
+// are header-only kernels (the caller's operator and functors compiled in).
+#if !defined(__CUDACC__)
+#error \
+    "Sieve: with Kokkos::Cuda, compile every translation unit that includes Sieve with a CUDA compiler (nvcc, nvcc_wrapper or clang in CUDA mode), as Kokkos requires"
+#endif
 #include <cuda_runtime.h>
+#include <sieve/core/scatter_result.hpp>
 #include <sieve/native/cuda/check.hpp>
 #include <sieve/native/cuda/compact.hpp>
 #include <sieve/native/cuda/radix.hpp>
 #include <sieve/native/cuda/reorder.hpp>
-#include <sieve/native/cuda/select.hpp>
-#if defined(__CUDACC__)
 #include <sieve/native/cuda/scan.cuh>
 #include <sieve/native/cuda/scatter.cuh>
 #include <sieve/native/cuda/select.cuh>
-#endif
-#include <sieve/native/host/scatter.hpp>
+#include <sieve/native/cuda/select.hpp>
 
 #include <array>
 #include <memory>
@@ -37,19 +40,7 @@ namespace Impl {
 
 template <>
 struct Faces<Face::Cuda> {
-  static constexpr bool has(Primitive p) {
-    // The sparse scatter of records is host-only (sparseScatterHost): on a
-    // device the keys take the radix order (radixOrder) and a gather.
-    if (p == Primitive::SparseScatter) return false;
-#if defined(__CUDACC__)
-    return true;
-#else
-    // The scan, the dense scatter and the predicate's selection are
-    // header-only CUDA (the caller's operator, record functors and predicate
-    // compiled into the kernels).
-    return p != Primitive::Scan && p != Primitive::DenseScatter && p != Primitive::SelectFilled;
-#endif
-  }
+  static constexpr bool has(Primitive p) { return faceHas(Face::Cuda, p); }
 
   template <class Mask, class Map>
   static void compact(const Kokkos::Cuda& exec, const Names& names, const Mask& mask,
@@ -94,7 +85,6 @@ struct Faces<Face::Cuda> {
     selectDeviceChecked(spec, scratch, scratchBytes, exec.cuda_stream());
   }
 
-#if defined(__CUDACC__)
   /// The same selection with its keep bits from the predicate
   /// (SelectFilled): from(k) (a PredFill: pred(element k)) evaluated in the
   /// kernel (cuda::SelectIf), no mask written. Asynchronous, capture-safe.
@@ -105,7 +95,6 @@ struct Faces<Face::Cuda> {
     const CudaDeviceGuard device(exec.cuda_device());
     cuda::SelectIf::enqueueChecked(spec, from, scratch, exec.cuda_stream());
   }
-#endif
 
   /// Two status words on the instance (`label`), `enqueue(words)` on its
   /// stream with its device current, then the words read back (a fence
@@ -159,7 +148,6 @@ struct Faces<Face::Cuda> {
     return true;
   }
 
-#if defined(__CUDACC__)
   /// The stable counting scatter of n records (recOf(i), device functors) by
   /// a dense digit in [0, buckets) on the instance's stream
   /// (cuda::DenseScatter, its scratch and status words allocated on the
@@ -167,10 +155,9 @@ struct Faces<Face::Cuda> {
   /// offsets[0 .. buckets]; records outside counted (nothing written), a
   /// digit that changed between reads counted.
   template <class Rec, class RecOf, class DigitOf>
-  static DenseScatterHostResult denseScatter(const Kokkos::Cuda& exec, const Names& names,
-                                             const RecOf& recOf, std::int64_t n,
-                                             const DigitOf& digitOf, std::int64_t buckets, Rec* out,
-                                             std::int64_t* offsets) {
+  static DenseScatterResult denseScatter(const Kokkos::Cuda& exec, const Names& names,
+                                         const RecOf& recOf, std::int64_t n, const DigitOf& digitOf,
+                                         std::int64_t buckets, Rec* out, std::int64_t* offsets) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
     const std::size_t bytes = cuda::DenseScatter::scratchBytes(n, buckets, sizeof(Rec));
     Kokkos::View<unsigned char*, Kokkos::CudaSpace> scratch(
@@ -180,9 +167,8 @@ struct Faces<Face::Cuda> {
           cuda::DenseScatter::enqueue(recOf, n, digitOf, buckets, out, offsets, status,
                                       scratch.data(), bytes, exec.cuda_stream());
         });
-    return DenseScatterHostResult{words[0], words[1]};
+    return DenseScatterResult{words[0], words[1]};
   }
-#endif
 
   /// A captured call sequence: a CUDA graph, instantiated once.
   struct Captured {
@@ -223,7 +209,6 @@ struct Faces<Face::Cuda> {
         cudaGraphLaunch(static_cast<const Captured*>(held.get())->exec, exec.cuda_stream()));
   }
 
-#if defined(__CUDACC__)
   /// Seeded: the fold starts from `init`; unseeded (inclusive only), from
   /// in(0), `init` unused.
   template <bool Inclusive, bool Seeded = true, class In, class Out, class Op, class T>
@@ -234,7 +219,6 @@ struct Faces<Face::Cuda> {
     cuda::Scan::enqueue<T, Op, Inclusive, Seeded>(in.data(), out.data(), blockSums, n, init,
                                                   exec.cuda_stream(), op);
   }
-#endif
 };
 
 } // namespace Impl

@@ -20,7 +20,7 @@ namespace Impl {
 
 template <>
 struct Faces<Face::OpenMP> {
-  static constexpr bool has(Primitive p) { return p != Primitive::Capture; }
+  static constexpr bool has(Primitive p) { return faceHas(Face::OpenMP, p); }
 
   /// The OpenMP team of a Kokkos::OpenMP instance: its own threads.
   static HostTeam team(const Kokkos::OpenMP& exec) {
@@ -101,10 +101,9 @@ struct Faces<Face::OpenMP> {
   /// threads: out in digit order, offsets[0 .. buckets]; records outside
   /// counted (nothing written), a digit that changed between reads counted.
   template <class Rec, class RecOf, class DigitOf>
-  static DenseScatterHostResult denseScatter(const Kokkos::OpenMP& exec, const Names& names,
-                                             const RecOf& recOf, std::int64_t n,
-                                             const DigitOf& digitOf, std::int64_t buckets, Rec* out,
-                                             std::int64_t* offsets) {
+  static DenseScatterResult denseScatter(const Kokkos::OpenMP& exec, const Names& names,
+                                         const RecOf& recOf, std::int64_t n, const DigitOf& digitOf,
+                                         std::int64_t buckets, Rec* out, std::int64_t* offsets) {
     const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
     return denseScatterHost(team(exec), recOf, n, digitOf, buckets, out, offsets);
   }
@@ -121,10 +120,9 @@ struct Faces<Face::OpenMP> {
   /// when a run exceeds sparseScatterMaxRun (skewed words: `taken` false) or
   /// a word exceeds maxWord; a word that changed between reads counted.
   template <class Rec, class RecOf, class WordOf>
-  static SparseScatterHostResult sparseScatter(const Kokkos::OpenMP& exec, const Names& names,
-                                               const RecOf& recOf, std::int64_t n,
-                                               const WordOf& wordOf, std::uint64_t maxWord,
-                                               Rec* out) {
+  static SparseScatterResult sparseScatter(const Kokkos::OpenMP& exec, const Names& names,
+                                           const RecOf& recOf, std::int64_t n, const WordOf& wordOf,
+                                           std::uint64_t maxWord, Rec* out) {
     const NativeKernel<Kokkos::OpenMP> k(exec, names, Face::OpenMP);
     return sparseScatterHost(team(exec), recOf, n, wordOf, maxWord, sparseScatterMaxRun(n, maxWord),
                              out);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve (internal) — the portable face: Kokkos parallel patterns on any
 // execution space (impl/portable/), for spaces without a native face and for
-// strided Views.
+// strided Views. It has the array primitives (compact, reorder, restore,
+// scan); findall and keys run their own generic kernels where no native face
+// takes a call (impl/findall/run.hpp, impl/keys/).
 #pragma once
 
 #include <sieve/impl/faces/table.hpp>
@@ -12,7 +14,7 @@ namespace Impl {
 
 template <>
 struct Faces<Face::Portable> {
-  static constexpr bool has(Primitive p) { return p != Primitive::Capture; }
+  static constexpr bool has(Primitive p) { return faceHas(Face::Portable, p); }
 
   template <class Exec, class Mask, class Map>
   static void compact(const Exec& exec, const Names& names, const Mask& mask, std::uint32_t flags,

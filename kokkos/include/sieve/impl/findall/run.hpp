@@ -184,20 +184,15 @@ bool selectNative(const Exec& exec, const Names& names, const Regions& r, const 
     const bool plain = (S::item != SelectItem::Value || spec.values != nullptr || n == 0) &&
                        (out.extent(0) <= 1 || out.stride(0) == 1) &&
                        selectItemBytes(S::item, spec.elemBytes) == spec.elemBytes;
-    bool done = false;
-    dispatch<Exec, P>("sieve::findall", plain, [&](auto tag) {
+    return runNative<Exec, P>(plain, [&](auto tag) {
       constexpr Face F = decltype(tag)::value;
-      if constexpr (F != Face::Portable) {
-        if constexpr (P == Primitive::SelectFilled) {
-          Faces<F>::selectFilled(exec, names, spec, r.native, r.nativeBytes, from);
-        } else {
-          spec.mask = reinterpret_cast<const std::uint8_t*>(from);
-          Faces<F>::select(exec, names, spec, r.native, r.nativeBytes);
-        }
-        done = true;
+      if constexpr (P == Primitive::SelectFilled) {
+        Faces<F>::selectFilled(exec, names, spec, r.native, r.nativeBytes, from);
+      } else {
+        spec.mask = reinterpret_cast<const std::uint8_t*>(from);
+        Faces<F>::select(exec, names, spec, r.native, r.nativeBytes);
       }
     });
-    return done;
   }
 }
 

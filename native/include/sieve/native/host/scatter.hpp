@@ -32,6 +32,7 @@
 #include <sieve/core/check.hpp>
 #include <sieve/core/macros.hpp>
 #include <sieve/core/radix.hpp>
+#include <sieve/core/scatter_result.hpp>
 #include <sieve/native/host/lines.hpp>
 #include <sieve/native/host/team.hpp>
 
@@ -48,18 +49,6 @@
 #include <vector>
 
 namespace sieve {
-
-/// What denseScatterHost found: records whose digit is outside [0, buckets)
-/// (counted by the first read: then nothing was written), and records whose
-/// digit changed between its reads (a key functor that answers differently;
-/// 0 for a pure one): before the scatter, they were written nowhere (the
-/// output is incomplete); before the sort of their run, they end the run
-/// (every record is in out once, not all in digit order).
-struct DenseScatterHostResult {
-  std::int64_t outside = 0;
-  std::int64_t changed = 0;
-};
-
 namespace Impl {
 namespace DenseHost {
 
@@ -719,9 +708,9 @@ std::int64_t sortWideRun(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t
 /// Throws std::invalid_argument, with nothing written, for n < 0, buckets
 /// outside [1, 2^23], or a null pointer (offsets always; out when n > 0).
 template <class Rec, class RecOf, class DigitOf>
-DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf, std::int64_t n,
-                                        const DigitOf& digitOf, std::int64_t buckets, Rec* out,
-                                        std::int64_t* offsets) {
+DenseScatterResult denseScatterHost(const HostTeam& team, const RecOf& recOf, std::int64_t n,
+                                    const DigitOf& digitOf, std::int64_t buckets, Rec* out,
+                                    std::int64_t* offsets) {
   static_assert(std::is_trivially_copyable_v<Rec>,
                 "sieve::denseScatterHost moves records as bytes: Rec must be trivially copyable");
   using namespace Impl::DenseHost;
@@ -773,26 +762,11 @@ DenseScatterHostResult denseScatterHost(const HostTeam& team, const RecOf& recOf
     };
   };
   const TopScatterResult r = scatterByTop(team, recOf, n, fine, topOf, V, n, out, starts, prepare);
-  DenseScatterHostResult res;
+  DenseScatterResult res;
   res.outside = r.outside;
   res.changed = r.changed;
   return res;
 }
-
-/// What sparseScatterHost did. taken false: a run was longer than maxRun,
-/// nothing was written (the caller sorts another way). outside: records
-/// whose word exceeded maxWord at the first read (then nothing was written).
-/// changed: records whose word changed between the reads (the output is
-/// incomplete, or, when it changed only before the sort of its run, not in
-/// order: every record once). runStart[v] (V + 1 of them): the first
-/// position of the words of top digit v (runStart[V] = n); runKeys[v]
-/// (V + 1): the distinct words in the runs before v (runKeys[V]: all).
-struct SparseScatterHostResult {
-  bool taken = false;
-  std::int64_t outside = 0;
-  std::int64_t changed = 0;
-  std::vector<std::int64_t> runStart, runKeys;
-};
 
 /// The stable sort of `n` records, recOf(0) .. recOf(n - 1) (each called
 /// twice: the count and the scatter), by a 64-bit word wordOf(record) in [0,
@@ -819,7 +793,7 @@ struct SparseScatterHostResult {
 /// plus a copy of it, and up to 128 KiB of counts; all before any byte of
 /// out is written (a std::bad_alloc leaves out untouched). What recOf reads
 /// must not overlap `out` (not checked here: the caller's rule). A word that
-/// changes between the reads is counted (see SparseScatterHostResult).
+/// changes between the reads is counted (see SparseScatterResult).
 /// recOf and wordOf may be called through copies, as in denseScatterHost.
 /// What recOf or wordOf throw on the first read reaches the caller with
 /// nothing written; on a later read it ends the program (it leaves an OpenMP region).
@@ -827,9 +801,9 @@ struct SparseScatterHostResult {
 /// Throws std::invalid_argument, with nothing written, for n < 0, maxRun <
 /// 0, or a null out while n > 0.
 template <class Rec, class RecOf, class WordOf>
-SparseScatterHostResult sparseScatterHost(const HostTeam& team, const RecOf& recOf, std::int64_t n,
-                                          const WordOf& wordOf, std::uint64_t maxWord,
-                                          std::int64_t maxRun, Rec* out) {
+SparseScatterResult sparseScatterHost(const HostTeam& team, const RecOf& recOf, std::int64_t n,
+                                      const WordOf& wordOf, std::uint64_t maxWord,
+                                      std::int64_t maxRun, Rec* out) {
   static_assert(std::is_trivially_copyable_v<Rec>,
                 "sieve::sparseScatterHost moves records as bytes: Rec must be trivially copyable");
   using namespace Impl::DenseHost;
@@ -843,7 +817,7 @@ SparseScatterHostResult sparseScatterHost(const HostTeam& team, const RecOf& rec
   // Runs the run sort cannot take go elsewhere too.
   const std::int64_t runCap = maxRun < sparseRunCap(shift) ? maxRun : sparseRunCap(shift);
   const TopDigit<Rec, WordOf> topOf{wordOf, maxWord, static_cast<std::uint64_t>(V), shift};
-  SparseScatterHostResult res;
+  SparseScatterResult res;
   std::vector<std::int64_t> keys(static_cast<std::size_t>(V), 0);
   std::vector<std::int64_t>& starts = res.runStart;
   // A thread's sort of its runs (its buffers, for its longest run,
