@@ -17,6 +17,7 @@
 #             <!-- snippet: ci -->             every command is a line of .ci/run
 #             <!-- snippet: test NAME... -->   what the ctest entries NAME... run
 #             <!-- snippet: manual REASON --> not run anywhere in CI: the test skips, saying why
+#   ```text   a program's output or a format: not code, not run (counted apart)
 #
 # Two uses:
 #   include() it, then sieve_docs_scan(<repository root> <pages...>): sets
@@ -27,6 +28,7 @@
 #   cmake -DSOURCE_DIR=<root> [-DEXPECT=<summary>] -P snippets.cmake: prints the
 #     summary; fails on a block it cannot handle, or when the summary differs
 #     from EXPECT (the docs changed since the build was configured).
+cmake_policy(VERSION 3.16) # (script mode: the project's policies, CMP0054 among them)
 
 # List-safe placeholders for the characters CMake lists treat specially.
 string(ASCII 1 _sieve_doc_sc)
@@ -87,6 +89,7 @@ function(sieve_docs_scan root)
   set(n_sh_ci 0)
   set(n_sh_test 0)
   set(n_sh_manual 0)
+  set(n_text 0)
   foreach(page IN LISTS ARGN)
     sieve_docs_page_id(pid "${page}")
     file(READ "${root}/${page}" text)
@@ -174,9 +177,15 @@ function(sieve_docs_scan root)
             endif()
             set(kind "sh_${word}")
             math(EXPR n_sh_${word} "${n_sh_${word}} + 1")
+          elseif(lang STREQUAL "text")
+            if(word)
+              message(FATAL_ERROR "${page}:${open_line}: a text block takes no marker")
+            endif()
+            set(kind text)
+            math(EXPR n_text "${n_text} + 1")
           else()
             message(FATAL_ERROR "${page}:${open_line}: a code block in '${lang}': the snippet "
-                                "extractor knows cpp, cmake and sh (see tests/docs/snippets.cmake)")
+                                "extractor knows cpp, cmake, sh and text (see tests/docs/snippets.cmake)")
           endif()
           foreach(field PAGE FILE LINE LANG KIND ARGS CODE)
             list(APPEND vars SIEVE_DOC_${id}_${field})
@@ -207,10 +216,10 @@ function(sieve_docs_scan root)
         string(LENGTH "${CMAKE_MATCH_1}" indent)
         set(fence "${CMAKE_MATCH_2}")
         string(STRIP "${CMAKE_MATCH_3}" info)
-        string(REGEX MATCH "^[^ {]*" lang "${info}")
+        string(REGEX REPLACE "[ {].*$" "" lang "${info}")
         string(TOLOWER "${lang}" lang)
         if(lang STREQUAL "")
-          message(FATAL_ERROR "${where}: a code block without a language (cpp, cmake or sh)")
+          message(FATAL_ERROR "${where}: a code block without a language (cpp, cmake, sh or text)")
         endif()
         if(NOT marker STREQUAL "" AND NOT marker_line EQUAL last_text_line)
           message(FATAL_ERROR "${page}:${marker_line}: a snippet marker must come right before its code block")
@@ -256,7 +265,8 @@ function(sieve_docs_scan root)
               "(${n_cpp_program} whole programs, ${n_cpp_fragment} fragments + ${n_cpp_join} "
               "blocks continuing one + ${n_cpp_file} at file scope), ${n_cmake} CMake configured "
               "and built against an install, ${n_sh} shell (${n_sh_run} run by its test, "
-              "${n_sh_ci} by .ci/run, ${n_sh_test} by other tests, ${n_sh_manual} not run in CI)")
+              "${n_sh_ci} by .ci/run, ${n_sh_test} by other tests, ${n_sh_manual} not run in CI), "
+              "${n_text} text (output, not code)")
   string(CONCAT summary ${summary})
   foreach(v IN LISTS vars)
     set(${v} "${${v}}" PARENT_SCOPE)
