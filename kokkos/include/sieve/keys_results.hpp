@@ -290,7 +290,7 @@ class SparseKeys : public KeyRanges<ExecSpace> {
 /// step once the buffers fit; and, for integer keys sorted by a native
 /// radix order (on Kokkos::OpenMP the inputs the record sort does not take:
 /// below 16 MiB, records over 32 bytes, keyed or mapper inputs, skewed keys;
-/// see the README), that order's scratch (about 32 bytes an element, kept
+/// docs/keys.md), that order's scratch (about 32 bytes an element, kept
 /// from the first such call on). A call grows its buffers when they are
 /// short (the keys' to max(keys, 1.5 x the capacity), the scratch's likewise
 /// in bytes), and takes
