@@ -7,6 +7,7 @@
 //   sieve_bench [--log2n N] [--reps R] [--only compact|scan|reorder|radix|portable]
 //               [--portable-max-log2n M] [--radix-log2n K] [--keep F,F,... | --sweep]
 //               [--csv FILE]
+//   sieve_bench --tune [--only dense|sparse|scan|reorder] [--reps R]
 //
 // Compaction runs at the kept fractions 1%, 50%, 99% and the reorder at 50%
 // unless --keep (or --sweep: 0, 1, 10, 25, 50, 75, 90, 99, 100%) says others;
@@ -27,11 +28,17 @@
 // 2^K (default 2^24) 64-bit keys, random and < 2^20, against std::sort and
 // std::stable_sort of (key, index) pairs and a memcpy of the 12 bytes per key
 // (key + 32-bit index) one middle scatter pass moves.
+//
+// --tune measures instead the host crossovers core/tuning.hpp encodes (the
+// dense and sparse scatters' native-or-not rules, the scan block, the
+// reorder's fixed cost) and prints each number beside the value measured
+// here (perf/tune.hpp, docs/tuning.md); best of R runs (default 5).
 #include <sieve/native/host/isa.hpp>
 #include <sieve/native/host/radix.hpp>
 #include <sieve/sieve.hpp>
 
 #include "harness.hpp"
+#include "tune.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -806,11 +813,12 @@ void benchPortable(const Options& o, Summary& sum) {
 
 int main(int argc, char* argv[]) {
   Options o;
-  bool keepsGiven = false;
+  bool keepsGiven = false, tuneMode = false, repsGiven = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--log2n" && i + 1 < argc) o.log2n = std::atoi(argv[++i]);
-    else if (a == "--reps" && i + 1 < argc) o.reps = std::atoi(argv[++i]);
+    else if (a == "--reps" && i + 1 < argc) o.reps = std::atoi(argv[++i]), repsGiven = true;
+    else if (a == "--tune") tuneMode = true;
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
     else if (a == "--portable-max-log2n" && i + 1 < argc) o.portableMaxLog2n = std::atoi(argv[++i]);
@@ -830,6 +838,11 @@ int main(int argc, char* argv[]) {
           "(24)]\n"
           "                   [--radix-log2n K (24)]\n"
           "                   [--keep F,F,... | --sweep] [--csv FILE] [--kokkos-...]\n"
+          "       sieve_bench --tune [--only dense|sparse|scan|reorder] [--reps R (5)]\n"
+          "  --tune        measure the host crossovers of core/tuning.hpp on this machine (the\n"
+          "                dense and sparse scatters' native-or-not rules, the scan block, the\n"
+          "                reorder's fixed cost) and print each number beside the value\n"
+          "                measured here (under two minutes on 2 cores; docs/tuning.md)\n"
           "  --keep F,...  kept fractions in [0, 1] for compaction and reorder (default: "
           "compaction\n"
           "                at 0.01,0.5,0.99, reorder at 0.5)\n"
@@ -852,6 +865,22 @@ int main(int argc, char* argv[]) {
       std::fprintf(stderr, "sieve_bench: unknown option '%s' (see --help)\n", a.c_str());
       return 2;
     }
+  }
+  if (o.reps < 1) {
+    std::fprintf(stderr, "sieve_bench: --reps must be at least 1\n");
+    return 2;
+  }
+  if (tuneMode) {
+    if (!o.only.empty() && o.only != "dense" && o.only != "sparse" && o.only != "scan" &&
+        o.only != "reorder") {
+      std::fprintf(stderr, "sieve_bench: --tune --only takes dense, sparse, scan or reorder\n");
+      return 2;
+    }
+    keepFreedPages(); // as a long-running code's allocator (and bench_keys)
+    Kokkos::initialize(argc, argv);
+    const int rc = sieve_bench::tune::run(repsGiven ? o.reps : 5, o.only);
+    Kokkos::finalize();
+    return rc;
   }
   if (o.log2n < 10 || o.log2n > 30) {
     std::fprintf(stderr, "sieve_bench: --log2n must be in [10, 30]\n");

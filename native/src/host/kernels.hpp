@@ -4,6 +4,7 @@
 // speed only.
 #pragma once
 
+#include <sieve/core/tuning.hpp>
 #include <sieve/native/host/isa.hpp>
 
 #include <cstdint>
@@ -61,7 +62,7 @@ struct HostKernels {
 };
 
 /// Samples per call of a select kernel (at most 4096 bytes of 8-byte items).
-inline constexpr std::int64_t kSelectChunk = 512;
+inline constexpr std::int64_t kSelectChunk = Tuning::Host::kSelectKernelChunk;
 /// Bytes a select kernel may store past its last item.
 inline constexpr std::int64_t kSelectSlack = 64;
 

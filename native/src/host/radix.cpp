@@ -71,18 +71,20 @@ namespace {
 
 constexpr int kBuckets = 1 << kRadixDigitBits;
 /// Elements a bucket's buffers hold in an LSD pass: whole cache lines of
-/// every plane (8 lines of 8-byte items, 4 of 4-byte ones). 64 measured best
-/// against 8, 16 and 32 (fewer flush branches; the buffers fit in L2).
-constexpr std::int64_t kBlock = 64;
+/// every plane (8 lines of 8-byte items, 4 of 4-byte ones; fewer flush
+/// branches than smaller blocks, and the buffers fit in L2).
+constexpr std::int64_t kBlock = Tuning::Host::kRadixBlockElems;
 /// The line buffers: kBlock elements for each of 256 buckets, or for the
 /// top-digit pass kBufElems / 2^topBits elements for each of its buckets
 /// (radixHostTopBits: 16 at 2^10 buckets, a line of 4-byte indices).
 constexpr std::int64_t kBufElems = kBuckets * kBlock;
-constexpr int kMaxTopBuckets = 1024;
-constexpr std::int64_t kRadixMinPerThread = std::int64_t(1) << 14;
+constexpr int kMaxTopBuckets = 1 << Tuning::Host::kRadixTopMaxBits;
+static_assert(Tuning::Host::kRadixTopMaxBits == 10,
+              "sieve: the top-digit pass (topDigitPass) is instantiated for up to 10 top bits");
+constexpr std::int64_t kRadixMinPerThread = Tuning::Host::kRadixMinPerThread;
 /// From this many keys the planes (>= 12 MiB a pass) outgrow the caches:
 /// whole lines go out with non-temporal stores.
-constexpr std::int64_t kRadixStreamMin = std::int64_t(1) << 19;
+constexpr std::int64_t kRadixStreamMin = Tuning::Host::kRadixStreamKeys;
 
 /// One thread's workspace: the block buffers, its bucket cursors, and what
 /// every thread reads of it after a barrier (hist, keyOr, keyAnd).

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <sieve/core/macros.hpp>
+#include <sieve/core/tuning.hpp>
 #include <sieve/core/validate.hpp>
 
 #include <cmath>
@@ -122,23 +123,25 @@ inline void checkOutputHolds(const char* fn, std::int64_t extent, std::int64_t e
 
 /// The chunks of a stable counting sort of `records` records into `buckets`
 /// buckets on a space of `concurrency` threads: one chunk per thread, at least
-/// kMinChunk records each, and per-chunk histograms of at most about twice
-/// the records plus the buckets. The sort's output does not depend on it (a
-/// stable sort's output is unique).
-inline constexpr std::int64_t kMinChunk = 4096;
+/// kMinChunk records each, and per-chunk histograms of at most about
+/// Tuning::Portable::kCountingHistogramRatio (2) times the records plus the
+/// buckets. The sort's output does not depend on it (a stable sort's output
+/// is unique).
+inline constexpr std::int64_t kMinChunk = Tuning::Portable::kCountingMinChunk;
 SIEVE_INLINE constexpr std::int64_t countingChunks(std::int64_t records, std::int64_t buckets,
                                                    std::int64_t concurrency) {
   std::int64_t c = concurrency > 0 ? concurrency : 1;
   const std::int64_t bySize = (records + kMinChunk - 1) / kMinChunk;
   if (bySize < c) c = bySize;
-  const std::int64_t byMemory = buckets > 0 ? 2 * (records + buckets) / buckets : c;
+  const std::int64_t byMemory =
+      buckets > 0 ? Tuning::Portable::kCountingHistogramRatio * (records + buckets) / buckets : c;
   if (byMemory < c) c = byMemory;
   return c > 0 ? c : 1;
 }
 
 /// Radix digits of the sparse sort of integer keys: the bits of the largest
 /// key distance, in passes of at most kRadixBits bits, split evenly.
-inline constexpr int kRadixBits = 16;
+inline constexpr int kRadixBits = Tuning::Portable::kSparseRadixBits;
 SIEVE_INLINE constexpr int radixTotalBits(std::uint64_t span) { return bitWidth(span); }
 SIEVE_INLINE constexpr int radixPasses(std::uint64_t span) {
   return (radixTotalBits(span) + kRadixBits - 1) / kRadixBits;
@@ -170,7 +173,7 @@ SIEVE_INLINE constexpr std::int64_t foldPieces(std::int64_t n) {
 }
 /// A key of more elements is folded piece by piece in parallel (the same
 /// order: it only decides who computes it).
-inline constexpr std::int64_t kFoldBigKey = 4 * kFoldPiece;
+inline constexpr std::int64_t kFoldBigKey = Tuning::Portable::kFoldBigKeyPieces * kFoldPiece;
 
 } // namespace Keys
 } // namespace Impl

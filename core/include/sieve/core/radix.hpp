@@ -30,7 +30,7 @@
 namespace sieve {
 
 /// Bits of one radix digit: one pass per non-constant 8-bit digit of the keys.
-inline constexpr int kRadixDigitBits = 8;
+inline constexpr int kRadixDigitBits = Tuning::Host::kRadixDigitBits;
 
 namespace Impl {
 
@@ -83,59 +83,63 @@ struct RadixLayout {
 /// The host radix order's first pass (radixOrderHost), described once. When
 /// the keys' varying bits (those below the highest bit in which two keys
 /// differ: `varyingBits` of them) span more than one 8-bit digit, the first
-/// pass scatters by their top `bits` bits, bits = clamp(ceil(log2 n) - 12,
+/// pass scatters by their top `bits` bits, bits = clamp(ceil(log2 n) -
+/// kRadixTopRunBits, kRadixTopMinBits, kRadixTopMaxBits) (Tuning::Host: 12,
 /// 8, 10) and at most varyingBits: runs of ~n / 2^bits keys (~4 Ki keys at
 /// n = 2^20 .. 2^22; 2^10 buckets at most: what the line buffers hold). Each
 /// run is then sorted by the bits below, LSD in 8-bit digits, in cache.
 /// 0: the varying bits fit one 8-bit digit (LSD passes over the whole keys).
 SIEVE_INLINE constexpr int radixHostTopBits(std::int64_t n, int varyingBits) {
+  namespace H = Tuning::Host;
   if (varyingBits <= kRadixDigitBits) return 0;
-  const int lg = Impl::ceilLog2(n);
-  const int bits = lg - 12 < 8 ? 8 : lg - 12 > 10 ? 10 : lg - 12;
+  const int lg = Impl::ceilLog2(n) - H::kRadixTopRunBits;
+  const int bits = lg < H::kRadixTopMinBits   ? H::kRadixTopMinBits
+                   : lg > H::kRadixTopMaxBits ? H::kRadixTopMaxBits
+                                              : lg;
   return bits < varyingBits ? bits : varyingBits;
 }
 
 /// Whether the top-digit pass pays for n keys on a team of `threads` when
 /// their largest run (the keys of their most common top digit) has
-/// `largestRun` keys: at most n / (4 x threads) and 2^18. One thread sorts a
-/// run, in cache only while it is small, in planes of ~40 bytes a key of the
-/// largest one: skewed keys (many equal keys, or most of them in a few top
-/// digits) and uniform keys beyond ~2^28 take the LSD passes over the whole
-/// keys instead.
+/// `largestRun` keys: at most n / (kRadixTopRunShare x threads) and
+/// kRadixTopMaxRun (Tuning::Host: 4, 2^18). One thread sorts a run, in cache
+/// only while it is small, in planes of ~40 bytes a key of the largest one:
+/// skewed keys (many equal keys, or most of them in a few top digits) and
+/// uniform keys beyond ~2^28 take the LSD passes over the whole keys instead.
 SIEVE_INLINE constexpr bool radixHostTopDigitPays(std::int64_t largestRun, std::int64_t n,
                                                   int threads) {
-  const std::int64_t share = n / (4 * static_cast<std::int64_t>(threads > 0 ? threads : 1));
-  return largestRun <= share && largestRun <= (std::int64_t(1) << 18);
+  using namespace Tuning::Host;
+  const std::int64_t share =
+      n / (kRadixTopRunShare * static_cast<std::int64_t>(threads > 0 ? threads : 1));
+  return largestRun <= share && largestRun <= kRadixTopMaxRun;
 }
 
 /// The passes of a dense stable counting scatter into `buckets` buckets on a
 /// native face (denseScatterHost): bucket b's high digit b >> lowBits first
-/// (one scatter into the output, at most 2^11 destinations per thread: they
-/// fit the line buffers and the TLB), then, when lowBits > 0, every high
-/// bucket's run sorted by its low digit in place (a run is ~n / 2^highBits
-/// elements: it stays in cache). One pass up to 2^11 buckets; two up to
-/// 2^23 (`ok` false beyond: the portable counting sort serves those).
-/// `countWhole` (two passes, up to 2^16 buckets): the first read counts
-/// every bucket, not only the high digits (a thread's counts, 8 bytes a
-/// bucket, stay within 512 KiB: in L2), so the sort of a run knows its
-/// offsets before it reads the run, and places every record straight into
-/// its slot of the run's copy (one read of the run, no digits kept beside
-/// it). Measured (2 threads, 2^24 8-byte records, 2^16 keys, the two
-/// interleaved in one process): the whole scatter 0.84-0.88x the time with
-/// the high digits counted alone.
+/// (one scatter into the output, at most 2^kDenseHighBitsMax = 2^11
+/// destinations per thread: they fit the line buffers and the TLB), then,
+/// when lowBits > 0, every high bucket's run sorted by its low digit (at most
+/// kDenseLowBitsMax = 12 bits) in place (a run is ~n / 2^highBits elements:
+/// it stays in cache). One pass up to 2^11 buckets; two up to 2^23
+/// (Tuning::Host::kDenseMaxBuckets; `ok` false beyond: the portable counting
+/// sort serves those). `countWhole` (two passes, up to kDenseCountWholeMax =
+/// 2^16 buckets): the first read counts every bucket, not only the high
+/// digits (a thread's counts, 8 bytes a bucket, stay within 512 KiB: in L2),
+/// so the sort of a run knows its offsets before it reads the run, and
+/// places every record straight into its slot of the run's copy (one read of
+/// the run, no digits kept beside it: faster than counting the high digits
+/// alone, docs/tuning.md).
 struct DenseScatterPlan {
   bool ok;
   int highBits, lowBits;
   bool countWhole;
 };
-/// The most buckets whose every count the dense scatter's first read keeps
-/// (DenseScatterPlan::countWhole): 2^16 counts of 8 bytes, 512 KiB a thread.
-inline constexpr std::int64_t kDenseCountWholeMax = std::int64_t(1) << 16;
 SIEVE_INLINE constexpr DenseScatterPlan denseScatterPlan(std::int64_t buckets) {
+  using namespace Tuning::Host;
   const int bits = ceilLog2(buckets);
-  if (bits <= 11) return {buckets >= 1, bits, 0, false};
-  const int high = (bits + 1) / 2 < 11 ? (bits + 1) / 2 : 11;
-  return {bits - high <= 12, high, bits - high, buckets <= kDenseCountWholeMax};
+  if (bits <= kDenseHighBitsMax) return {buckets >= 1, bits, 0, false};
+  const int high = (bits + 1) / 2 < kDenseHighBitsMax ? (bits + 1) / 2 : kDenseHighBitsMax;
+  return {bits - high <= kDenseLowBitsMax, high, bits - high, buckets <= kDenseCountWholeMax};
 }
 
 /// Whether a dense scatter on `threads` threads keeps every bucket's count
@@ -150,23 +154,20 @@ SIEVE_INLINE constexpr bool denseCountWhole(const DenseScatterPlan& plan, std::i
 /// Whether the native dense scatter pays on a host face for `records`
 /// records of `recordBytes` bytes into `buckets` buckets, against the
 /// portable counting sort (one direct scatter, in cache below the last-level
-/// cache): the one-pass plan from 128 MiB of output for records that tile a
-/// cache line (others have no line buffers there: not measured), the
-/// two-pass plan past 2^12 buckets from 32 MiB. Measured (2 threads, 8-byte
-/// records, the native / portable time): one pass at 2^24 records 0.76x
-/// (2^8 keys), 0.83x (2^10), 0.91x (2^11); at 2^23 records 0.80x (2^8) and
-/// 1.05x (2^10); at 2^22 1.08x (2^10). Two passes: 2^12 keys at 2^24 (6 + 6
-/// bits: runs of 2 MiB, past L2) 1.2x; 2^16 keys at 2^22 records 0.83x, at
-/// 2^23 0.71x, at 2^24 0.52x.
+/// cache): the one-pass plan from kDenseNativeOnePassBytes (128 MiB) of
+/// output for records that tile a cache line (others have no line buffers
+/// there: not measured), the two-pass plan past
+/// kDenseNativeTwoPassMinBuckets (2^12) buckets from kDenseNativeTwoPassBytes
+/// (32 MiB). The crossovers: docs/tuning.md (sieve_bench --tune).
 SIEVE_INLINE constexpr bool denseScatterNativePays(std::int64_t buckets, std::int64_t records,
                                                    std::int64_t recordBytes) {
+  using namespace Tuning::Host;
   const DenseScatterPlan plan = denseScatterPlan(buckets);
   const std::int64_t bytes = records * recordBytes;
   if (!plan.ok) return false;
   if (plan.lowBits == 0)
-    return recordBytes > 0 && Tuning::Host::kLineBytes % recordBytes == 0 &&
-           bytes >= (std::int64_t(128) << 20);
-  return buckets > (std::int64_t(1) << 12) && bytes >= (std::int64_t(32) << 20);
+    return recordBytes > 0 && kLineBytes % recordBytes == 0 && bytes >= kDenseNativeOnePassBytes;
+  return buckets > kDenseNativeTwoPassMinBuckets && bytes >= kDenseNativeTwoPassBytes;
 }
 
 /// The sparse scatter of records on a host face (sparseScatterHost),
@@ -174,55 +175,64 @@ SIEVE_INLINE constexpr bool denseScatterNativePays(std::int64_t buckets, std::in
 /// `bits` bits (a key's distance from the smallest). One scatter of the
 /// records by the top `topBits` bits of the word into the output (line
 /// buffers, as the dense scatter's first pass), topBits = clamp(ceil(log2
-/// n) - 14, 1, 10) and at most bits: runs of 2^13 .. 2^14 records for
-/// uniform words from 2^15 records on. Then every run is sorted in cache by
-/// the `lowBits` bits below (sparseRunSubBits). Every record read three
-/// times and written twice, however wide the keys. Measured (2 threads, 2^24
-/// 16-byte records, keys over 2^40; scatter + run sorts): 2^11 top buckets
-/// 43 + 77 ms, 2^10 35 + 77 ms, 2^9 33 + 96 ms.
+/// n) - kSparseRunBits, kSparseTopMinBits, kSparseTopMaxBits) (Tuning::Host:
+/// 14, 1, 10) and at most bits: runs of 2^13 .. 2^14 records for uniform
+/// words from 2^15 records on. Then every run is sorted in cache by the
+/// `lowBits` bits below (sparseRunSubBits). Every record read three times
+/// and written twice, however wide the keys.
 struct SparseScatterPlan {
   int topBits, lowBits;
 };
 SIEVE_INLINE constexpr SparseScatterPlan sparseScatterPlan(std::int64_t n, int bits) {
-  const int lg = ceilLog2(n);
-  int top = lg - 14 < 1 ? 1 : lg - 14 > 10 ? 10 : lg - 14;
+  using namespace Tuning::Host;
+  const int lg = ceilLog2(n) - kSparseRunBits;
+  int top = lg < kSparseTopMinBits   ? kSparseTopMinBits
+            : lg > kSparseTopMaxBits ? kSparseTopMaxBits
+                                     : lg;
   if (top > bits) top = bits;
   return {top, bits - top};
 }
 
 /// The longest run the native sparse scatter of n records by words up to
 /// maxWord sorts (a longer one: skewed words, nothing written, the radix
-/// order serves them): four times the plan's mean run, at most 2^18 records
+/// order serves them): kSparseMaxRunFactor (4) times the plan's mean run
+/// (at least kSparseMinMeanRun, 16), at most kSparseMaxRun (2^18) records
 /// (its sort stays near the caches). A function of the input alone: the same
 /// choice on every team size.
 SIEVE_INLINE constexpr std::int64_t sparseScatterMaxRun(std::int64_t n, std::uint64_t maxWord) {
+  using namespace Tuning::Host;
   const SparseScatterPlan plan = sparseScatterPlan(n, bitWidth(maxWord));
   const std::int64_t mean = n >> plan.topBits;
-  const std::int64_t run = 4 * (mean > 16 ? mean : 16);
-  return run < (std::int64_t(1) << 18) ? run : (std::int64_t(1) << 18);
+  const std::int64_t run =
+      kSparseMaxRunFactor * (mean > kSparseMinMeanRun ? mean : kSparseMinMeanRun);
+  return run < kSparseMaxRun ? run : kSparseMaxRun;
 }
 
 /// A run of m records of the sparse scatter, sorted by its `lowBits` low
 /// bits: one stable counting pass by the top `sub` of them, sub =
-/// clamp(ceil(log2 m) + 1, 1, 15) and at most lowBits (~1 record in 2
-/// buckets for uniform keys: measured 10 % faster than ceil(log2 m) at 2^14
-/// records), then each bucket sorted by the whole word (insertion: a bucket
-/// holds few records; with sub == lowBits none is needed).
+/// clamp(ceil(log2 m) + kSparseSubExtraBits, 1, kSparseSubMaxBits)
+/// (Tuning::Host: 1, 15) and at most lowBits (~1 record in 2 buckets for
+/// uniform keys), then each bucket sorted by the whole word (insertion: a
+/// bucket holds few records; with sub == lowBits none is needed).
 SIEVE_INLINE constexpr int sparseRunSubBits(std::int64_t m, int lowBits) {
-  const int lg = ceilLog2(m) + 1;
-  const int sub = lg > 15 ? 15 : lg;
+  using namespace Tuning::Host;
+  const int lg = ceilLog2(m) + kSparseSubExtraBits;
+  const int sub = lg > kSparseSubMaxBits ? kSparseSubMaxBits : lg;
   return sub < lowBits ? sub : lowBits;
 }
 
 /// Whether the native sparse scatter pays on a host face for `records`
 /// records of `recordBytes` bytes, against the radix order of the keys and
 /// a gather of the records in that order (one random read a record): from
-/// 16 MiB of records of at most 32 bytes. (Skewed keys, a run longer than
+/// kSparseNativeMinBytes (16 MiB) of records of at most
+/// kSparseNativeMaxRecordBytes (32) bytes. (Skewed keys, a run longer than
 /// sparseScatterMaxRun, fall back to the gather; the call decides after its
 /// count.)
 SIEVE_INLINE constexpr bool sparseScatterNativePays(std::int64_t records,
                                                     std::int64_t recordBytes) {
-  return recordBytes > 0 && recordBytes <= 32 && records * recordBytes >= (std::int64_t(16) << 20);
+  using namespace Tuning::Host;
+  return recordBytes > 0 && recordBytes <= kSparseNativeMaxRecordBytes &&
+         records * recordBytes >= kSparseNativeMinBytes;
 }
 
 /// The dense counting scatter on a device (cuda::DenseScatter), described
@@ -251,7 +261,7 @@ SIEVE_INLINE constexpr bool sparseScatterNativePays(std::int64_t records,
 ///           up to 64-byte alignment)
 /// with cells = 256 x tiles. totals and chainA are one cleared range.
 struct DenseScatterDeviceLayout {
-  static constexpr int kDigitBits = 8;
+  static constexpr int kDigitBits = Tuning::Cuda::kDenseScatterDigitBits;
   static constexpr std::int64_t kBins = std::int64_t(1) << kDigitBits;
   /// Passes of 64-bit bucket numbers.
   static constexpr int kMaxPasses = 64 / kDigitBits;
@@ -294,6 +304,9 @@ struct DenseScatterDeviceLayout {
 static_assert(DenseScatterDeviceLayout::counters() + 4u * DenseScatterDeviceLayout::kMaxPasses <=
                   DenseScatterDeviceLayout::totals(),
               "sieve: the dense scatter's gates and tile counters fit its words region");
+static_assert(DenseScatterDeviceLayout::kDigitBits == kRadixDigitBits,
+              "sieve: radixOrderDevice counts its passes in kRadixDigitBits and runs each as a "
+              "pass of the dense scatter");
 
 /// Scratch bytes of the radix order of n keys with indices of `indexBytes`
 /// bytes (4 or 8): radix_order_scratch_bytes and

@@ -53,11 +53,11 @@ void checkKernelsAllowed(const char* fn) {
 
 /// Hint that a host View just allocated (not yet touched) be backed by huge
 /// pages (adviseHugePagesHost, native/host/memory.hpp): its first touch then
-/// faults 2 MiB at a time, not 4 KiB. Measured (this project's 2-core VM):
-/// 256 MiB first touched in 137 ms, 47 ms advised; a result of
-/// scatter_sparse over 2^24 distinct keys is 256 MiB, fresh pages on every
-/// call under glibc's default allocator. Only HostSpace Views of 32 MiB or
-/// more; a hint: no byte changes, a no-op elsewhere. O(1), no fence.
+/// faults 2 MiB at a time, not 4 KiB (far less time: docs/tuning.md); a
+/// result of scatter_sparse over 2^24 distinct keys is 256 MiB, fresh pages
+/// on every call under glibc's default allocator. Only HostSpace Views of
+/// Tuning::Host::kHugePageMinBytes (32 MiB) or more; a hint: no byte
+/// changes, a no-op elsewhere. O(1), no fence.
 template <class V>
 void adviseHugePages(const V& v) {
   (void)v;

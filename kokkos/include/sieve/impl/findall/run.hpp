@@ -47,7 +47,7 @@ void fillMaskWith(const Exec& exec, const Names& names, const Pred& f, const At&
   // Host spaces: a run of elements per call, from local copies (the byte
   // stores could alias the functor's members, which would be reloaded for
   // every element otherwise); devices: one element per thread.
-  constexpr i64 run = Findall::kHostSpace<Exec> ? 1024 : 1;
+  constexpr i64 run = Findall::kHostSpace<Exec> ? Tuning::Findall::kHostPredicateRun : 1;
   Kokkos::parallel_for(
       names("predicate"), Portable::Range<Exec>(exec, 0, (n + run - 1) / run),
       KOKKOS_LAMBDA(const i64 c) {

@@ -8,6 +8,7 @@
 // O(n log n) work, O(log n) passes; ties keep input order.
 #pragma once
 
+#include <sieve/core/tuning.hpp>
 #include <sieve/impl/keys/counting.hpp>
 
 #include <cstdint>
@@ -16,8 +17,8 @@ namespace sieve {
 namespace Impl {
 namespace Keys {
 
-inline constexpr i64 kRun = 32;
-inline constexpr i64 kBlock = 2048;
+inline constexpr i64 kRun = Tuning::Portable::kMergeRun;
+inline constexpr i64 kBlock = Tuning::Portable::kMergeBlock;
 
 /// The first position p in [lo, hi) with v(p) > x (hi when none).
 template <class V>

@@ -103,7 +103,7 @@ KeyExtent<typename S::key_type> keyExtent(const Exec& exec, const sieve::Impl::N
 /// key is cheap and in the record), into a View of the same records, moved
 /// as bytes. A key functor (keyed(), sort_permutation's indices) may gather
 /// and compute (an MD cell from positions): the portable counting sort reads
-/// it fewer times per record and ran 1.1-2.7x faster there (bench_dropin).
+/// it fewer times per record and is faster there (docs/tuning.md).
 template <class Src, class Out>
 struct NativeRecords : std::false_type {};
 template <class V, class Out>

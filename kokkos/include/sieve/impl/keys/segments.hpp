@@ -7,6 +7,7 @@
 #pragma once
 
 #include <sieve/core/keys.hpp>
+#include <sieve/core/tuning.hpp>
 #include <sieve/impl/keys/counting.hpp>
 #include <sieve/impl/keys/merge.hpp>
 
@@ -26,12 +27,14 @@ struct IsSortUnique : std::false_type {};
 template <class F>
 struct IsSortGroup : std::false_type {};
 
-/// The number of key-id ranges a for_each_key_range makes: about 8 per
-/// thread, at least ~1024 elements-plus-keys each, at most one per key.
+/// The number of key-id ranges a for_each_key_range makes: about
+/// kRangePartsPerThread per thread, at least ~kRangePartMin
+/// elements-plus-keys each, at most one per key.
 template <class Exec>
 i64 rangeParts(const Exec& exec, i64 n, i64 K) {
-  i64 p = 8 * static_cast<i64>(exec.concurrency());
-  const i64 bySize = (n + K + 1023) / 1024;
+  using Tuning::Portable::kRangePartMin;
+  i64 p = Tuning::Portable::kRangePartsPerThread * static_cast<i64>(exec.concurrency());
+  const i64 bySize = (n + K + kRangePartMin - 1) / kRangePartMin;
   if (bySize < p) p = bySize;
   if (K < p) p = K;
   return p > 0 ? p : 1;

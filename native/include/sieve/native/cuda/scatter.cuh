@@ -125,9 +125,7 @@ __device__ __forceinline__ std::int64_t recordIndex(std::int64_t tile, unsigned 
 
 /// The lanes of the warp whose digit (< 2^9) equals this lane's, from nine
 /// ballots, one per bit (every lane calls it), as CUB ranks its radix
-/// digits, rather than __match_any_sync (this was one __match_any_sync on
-/// sm_70 and later when the first GPU run, on an H200, timed the scatter at
-/// 3.5-4.9x CUB's SortPairs; whether ballots pay there is for the next run).
+/// digits, rather than __match_any_sync (its history: docs/tuning.md).
 __device__ __forceinline__ unsigned matchDigit(unsigned d) {
   unsigned m = kFullWarp;
 #pragma unroll
@@ -348,7 +346,7 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock, kSweepMinBlocks<Reader>)
 /// binary search of the output. O(n + buckets) work, no run serial past
 /// kShortGap buckets. Records out of order (a bucket that changed after the
 /// scatter) are counted in status[1]; every offset is written, in [0, n].
-inline constexpr std::int64_t kShortGap = 32;
+inline constexpr std::int64_t kShortGap = Tuning::Cuda::kOffsetsShortGap;
 
 template <class Rec, class BucketOf>
 __device__ __forceinline__ std::int64_t bucketAt(const Rec* out, const BucketOf& bucketOf,

@@ -3,6 +3,8 @@
 // adviseHugePages; the system header stays in the library).
 #pragma once
 
+#include <sieve/core/tuning.hpp>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -12,7 +14,7 @@ namespace Impl {
 /// Bytes of a huge page (x86-64 and AArch64 with 4 KiB base pages).
 inline constexpr std::uintptr_t kHugePageBytes = std::uintptr_t(2) << 20;
 /// The smallest block worth advising: below it an allocator reuses pages.
-inline constexpr std::size_t kHugePageMinBytes = std::size_t(32) << 20;
+inline constexpr std::size_t kHugePageMinBytes = Tuning::Host::kHugePageMinBytes;
 
 /// The whole huge pages inside [address, address + bytes): [first, end),
 /// empty (end <= first) when none fits.

@@ -57,10 +57,10 @@ namespace DenseHost {
 /// could allocate, or split a state the caller shares). A record store (a
 /// Rec with int fields) may alias an int the caller's functor refers to, so
 /// through a reference the compiler reloads it on every record; a copy in
-/// the frame cannot be aliased (the scatters ran 7-12 % faster).
+/// the frame cannot be aliased (faster scatters: docs/tuning.md).
 template <class F>
 using FrameFn = std::conditional_t<std::is_trivially_copyable_v<std::decay_t<F>> &&
-                                       sizeof(std::decay_t<F>) <= 256,
+                                       sizeof(std::decay_t<F>) <= Tuning::Host::kFrameCopyMaxBytes,
                                    const std::decay_t<F>, const F&>;
 
 /// The top digit of a record, digitOf(r) >> shift, or V (outside) for a
@@ -77,22 +77,17 @@ struct TopDigit {
 };
 
 /// Below this many records per thread a thread is not worth its start.
-inline constexpr std::int64_t kMinPerThread = std::int64_t(1) << 14;
+inline constexpr std::int64_t kMinPerThread = Tuning::Host::kScatterMinPerThread;
 /// From this many output bytes the scatter streams (non-temporal) lines.
-inline constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;
+inline constexpr std::int64_t kStreamBytes = Tuning::Host::kScatterStreamBytes;
 /// A thread's line buffers: up to kMaxLines lines a bucket within
-/// kBufferLines lines (512 KiB: in a core's 1 MiB L2 beside the records in
-/// flight). Measured (2 threads, 2^24 8-byte records, one pass): 1024
-/// buckets at 1 / 2 / 4 / 8 / 16 lines a bucket 36.6 / 29.0 / 26.1 / 25.0 /
-/// 23.9 ms (8: 512 KiB, within the noise of 16); 2048 buckets at 8 lines
-/// (1 MiB) 27.8 ms, at 16 (2 MiB) 39.9 ms; 256 buckets at 16 lines 22.6 ms.
-inline constexpr std::int64_t kMaxLines = 16;
-inline constexpr std::int64_t kBufferLines = 8192;
+/// kBufferLines lines (512 KiB: in a core's L2 beside the records in flight;
+/// docs/tuning.md).
+inline constexpr std::int64_t kMaxLines = Tuning::Host::kScatterMaxLines;
+inline constexpr std::int64_t kBufferLines = Tuning::Host::kScatterBufferLines;
 /// How far ahead the first read of a run by its sort prefetches: the
-/// scatter streamed the run to memory. Measured (2 threads, 2^24 16-byte
-/// records, words over 2^40): that read took 4.1 cycles a record without,
-/// 2.6 with 2 KiB ahead (4 and 8 KiB: the same within the noise).
-inline constexpr std::int64_t kRunAheadBytes = 2048;
+/// scatter streamed the run to memory.
+inline constexpr std::int64_t kRunAheadBytes = Tuning::Host::kSparseRunAheadBytes;
 
 /// Records kRunAheadBytes hold (at least one).
 template <class Rec>
@@ -433,7 +428,7 @@ inline std::int64_t longestRun(const std::vector<std::int64_t>& starts, std::int
 /// A low digit no record has: a record of the run whose digit changed since
 /// the scatter (written back at the run's end).
 inline constexpr std::uint16_t kNoLow = 0xFFFF;
-static_assert(Impl::denseScatterPlan(std::int64_t(1) << 23).lowBits < 16,
+static_assert(Impl::denseScatterPlan(Tuning::Host::kDenseMaxBuckets).lowBits < 16,
               "low digits must fit 16 bits below kNoLow");
 static_assert(Impl::sparseRunSubBits(std::int64_t(1) << 40, 64) < 16,
               "sub digits must fit 16 bits below kNoLow");
@@ -546,7 +541,7 @@ bool sortRunCounted(Rec* out, std::int64_t s, std::int64_t m, std::uint64_t h,
 
 /// Buckets of the sparse run sort up to this many records are sorted by
 /// insertion; larger ones (skewed words) by std::sort.
-inline constexpr std::int64_t kInsertionMax = 16;
+inline constexpr std::int64_t kInsertionMax = Tuning::Host::kSparseInsertionMax;
 
 /// The longest run the sparse run sort takes when the words' bits below the
 /// top digit are `shift`: its items pack the bits below the sub digit above

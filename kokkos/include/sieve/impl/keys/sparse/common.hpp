@@ -7,6 +7,7 @@
 
 #include <sieve/core/keys.hpp>
 #include <sieve/impl/faces.hpp>
+#include <sieve/core/tuning.hpp>
 #include <sieve/impl/keys/counting.hpp>
 #include <sieve/impl/keys/source.hpp>
 #include <sieve/keys_results.hpp>
@@ -201,7 +202,7 @@ Result finishSparse(const sieve::Impl::Names& names, const Exec& exec, const S& 
         // A key starts where it exceeds the previous one (the keys ascend).
         auto prev = src.key(src.element(order.index(p0 > 0 ? p0 - 1 : 0), 0));
         i64 starts = p0 == 0 ? 1 : 0;
-        constexpr i64 kAhead = 16; // records prefetched ahead of the gather (host)
+        constexpr i64 kAhead = Tuning::Portable::kGatherAhead; // prefetched (host)
         for (i64 p = p0; p < p1; ++p) {
           if (p + kAhead < p1) src.prefetch(order.index(p + kAhead));
           const auto e = src.element(order.index(p), 0);

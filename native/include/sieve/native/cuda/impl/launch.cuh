@@ -25,8 +25,8 @@ inline unsigned blocksFor(std::int64_t work, std::int64_t perBlock) {
 }
 
 /// The grid of a grid-stride loop over `work` units, one per thread: enough
-/// blocks to fill the largest device (Tuning::Cuda::kMoveBlocks), fewer for
-/// less work.
+/// blocks to fill the device the CUDA policy assumes (Tuning::Cuda::kMoveBlocks),
+/// fewer for less work.
 inline unsigned moveBlocks(std::int64_t work) {
   const unsigned b = blocksFor(work, Tuning::Cuda::kBlock);
   return b < Tuning::Cuda::kMoveBlocks ? b : Tuning::Cuda::kMoveBlocks;
@@ -39,7 +39,7 @@ inline constexpr std::int64_t kCountTilesPerBlock =
 
 /// The grid of the dense scatter's digit count over `tiles` tiles (a
 /// grid-stride loop over tiles, each block flushing its counts once): enough
-/// blocks to fill the largest device, more where a block would take over
+/// blocks to fill the device (kMoveBlocks), more where a block would take over
 /// kCountTilesPerBlock tiles.
 inline unsigned countBlocks(std::int64_t tiles) {
   const unsigned fill = tiles < Tuning::Cuda::kMoveBlocks
