@@ -212,11 +212,13 @@ int main(int argc, char* argv[]) {
           return b;
         });
 
-    // --- reorder: two planes moved by the permutation of a compaction ----------
+    // --- reorder: two planes (and the mask) moved by a compaction's permutation --
     Kokkos::View<std::int32_t*, Mem> perm(alloc("perm"), n), inv(alloc("inv"), n);
     Kokkos::View<double*, Mem> x(alloc("x"), n), x0(alloc("x0"), n);
     Kokkos::View<float*, Mem> y(alloc("y"), n), y0(alloc("y0"), n);
     Kokkos::View<std::int32_t*, Mem> map0(alloc("map0"), n);
+    Kokkos::View<std::uint8_t*, Mem> mask0(alloc("mask0"), n);
+    Kokkos::deep_copy(exec, mask0, mask);
     Kokkos::View<std::uint32_t, Mem> count0("count0");
     Kokkos::View<unsigned char*, Mem> rscratch("rscratch", sieve::reorder_scratch_bytes(n, 8));
     sieve::Trigger<Mem> trig("trig", 0.5f);
@@ -228,7 +230,7 @@ int main(int argc, char* argv[]) {
         });
     exec.fence();
     bench(
-        "reorder (2 planes, 12 B)", 2 * 12 * nd + 13 * nd, reps,
+        "reorder (3 planes, 13 B)", 2 * 13 * nd + 12 * nd, reps,
         [&] {
           Kokkos::parallel_for(
               "bench_reset", Range(exec, 0, n), KOKKOS_LAMBDA(const i64 i) {
@@ -236,18 +238,20 @@ int main(int argc, char* argv[]) {
                 x(i) = x0(i);
                 y(i) = y0(i);
                 map(i) = map0(i);
+                mask(i) = mask0(i);
               });
           Kokkos::deep_copy(exec, count, count0);
           Kokkos::deep_copy(exec, trig.span, static_cast<std::uint32_t>(n));
           Kokkos::deep_copy(exec, trig.fire, 1u);
           exec.fence();
         },
-        [&] { sieve::reorder(exec, mask, perm, inv, map, count, trig, rscratch, x, y); },
+        [&] { sieve::reorder(exec, mask, perm, inv, map, count, trig, rscratch, x, y, mask); },
         [&] {
           std::vector<unsigned char> b;
           for (const auto* v : {&perm, &inv, &map}) appendBytes(b, *v);
           appendBytes(b, x);
           appendBytes(b, y);
+          appendBytes(b, mask);
           return b;
         });
 
