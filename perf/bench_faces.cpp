@@ -11,6 +11,7 @@
 #include <sieve/sieve.hpp>
 
 #include "harness.hpp"
+#include "hash.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using Exec = Kokkos::DefaultExecutionSpace;
@@ -41,11 +43,9 @@ struct WideElem {
   KOKKOS_INLINE_FUNCTION std::int64_t key() const { return k; }
 };
 
+/// A hash of (i, seed): the benchmark's data, the same on every space.
 KOKKOS_INLINE_FUNCTION std::uint64_t mix(i64 i, std::uint64_t seed) {
-  std::uint64_t x = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL + seed;
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ULL;
-  return x ^ (x >> 29);
+  return sieve_example::mix(static_cast<std::uint64_t>(i) ^ (seed << 48));
 }
 
 /// findall's predicate: values below a threshold.
@@ -59,12 +59,17 @@ struct KeyAt {
   KOKKOS_INLINE_FUNCTION std::int32_t operator()(const i64 i) const { return keys(i); }
 };
 
-/// The bytes of a View (any rank), on the host.
-template <class V>
-void appendBytes(std::vector<unsigned char>& out, const V& v) {
-  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, v);
-  const auto* p = reinterpret_cast<const unsigned char*>(h.data());
-  out.insert(out.end(), p, p + h.span() * sizeof(typename V::value_type));
+/// The bytes of Views (any rank), on the host, one after the other.
+template <class... V>
+std::vector<unsigned char> bytesOf(const V&... v) {
+  std::vector<unsigned char> out;
+  const auto append = [&](const auto& view) {
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, view);
+    const auto* p = reinterpret_cast<const unsigned char*>(h.data());
+    out.insert(out.end(), p, p + h.span() * sizeof(typename std::decay_t<decltype(h)>::value_type));
+  };
+  (append(v), ...);
+  return out;
 }
 
 int g_failed = 0;
@@ -168,19 +173,11 @@ int main(int argc, char* argv[]) {
     bench(
         "inclusive_scan int32", 8 * nd, reps, none,
         [&] { sieve::inclusive_scan(exec, v32, s32, sieve::Sum{}, sums32); },
-        [&] {
-          std::vector<unsigned char> b;
-          appendBytes(b, s32);
-          return b;
-        });
+        [&] { return bytesOf(s32); });
     bench(
         "inclusive_scan int64", 16 * nd, reps, none,
         [&] { sieve::inclusive_scan(exec, v64, s64, sieve::Sum{}, sums64); },
-        [&] {
-          std::vector<unsigned char> b;
-          appendBytes(b, s64);
-          return b;
-        });
+        [&] { return bytesOf(s64); });
 
     // --- compaction, findall --------------------------------------------------
     Kokkos::View<std::int32_t*, Mem> map(alloc("map"), n);
@@ -189,28 +186,14 @@ int main(int argc, char* argv[]) {
     bench(
         "compact (50 % kept)", 5 * nd, reps, none,
         [&] { sieve::compact(exec, mask, map, count, cscratch); },
-        [&] {
-          std::vector<unsigned char> b;
-          appendBytes(b, map);
-          appendBytes(b, count);
-          return b;
-        });
+        [&] { return bytesOf(map, count); });
     Kokkos::View<std::int64_t*, Mem> found;
     bench(
         "findall mask (50 %)", 5 * nd, reps, none, [&] { found = sieve::findall(exec, mask); },
-        [&] {
-          std::vector<unsigned char> b;
-          appendBytes(b, found);
-          return b;
-        });
+        [&] { return bytesOf(found); });
     bench(
         "findall predicate (1 %)", 4 * nd, reps, none,
-        [&] { found = sieve::findall(exec, Below{10}, v32); },
-        [&] {
-          std::vector<unsigned char> b;
-          appendBytes(b, found);
-          return b;
-        });
+        [&] { found = sieve::findall(exec, Below{10}, v32); }, [&] { return bytesOf(found); });
 
     // --- reorder: two planes (and the mask) moved by a compaction's permutation --
     Kokkos::View<std::int32_t*, Mem> perm(alloc("perm"), n), inv(alloc("inv"), n);
@@ -246,14 +229,7 @@ int main(int argc, char* argv[]) {
           exec.fence();
         },
         [&] { sieve::reorder(exec, mask, perm, inv, map, count, trig, rscratch, x, y, mask); },
-        [&] {
-          std::vector<unsigned char> b;
-          for (const auto* v : {&perm, &inv, &map}) appendBytes(b, *v);
-          appendBytes(b, x);
-          appendBytes(b, y);
-          appendBytes(b, mask);
-          return b;
-        });
+        [&] { return bytesOf(perm, inv, map, x, y, mask); });
 
     // --- keys ---------------------------------------------------------------------
     Kokkos::View<Elem*, Mem> in(alloc("in"), n), out(alloc("out"), n);
@@ -269,12 +245,7 @@ int main(int argc, char* argv[]) {
       bench(
           "scatter_dense 2^" + std::to_string(bits) + " keys", 2 * 8 * nd, reps, none,
           [&] { keys = sieve::keys::scatter_dense(exec, in, 0, static_cast<int>(K - 1), out); },
-          [&] {
-            std::vector<unsigned char> b;
-            appendBytes(b, out);
-            appendBytes(b, keys.offsets());
-            return b;
-          });
+          [&] { return bytesOf(out, keys.offsets()); });
     }
     {
       Kokkos::View<WideElem*, Mem> win(alloc("win"), n), wout(alloc("wout"), n);
@@ -287,13 +258,7 @@ int main(int argc, char* argv[]) {
       bench(
           "scatter_sparse int64 over 2^40", 2 * 16 * nd, reps, none,
           [&] { keys = sieve::keys::scatter_sparse(exec, win, wout); },
-          [&] {
-            std::vector<unsigned char> b;
-            appendBytes(b, wout);
-            appendBytes(b, keys.offsets());
-            appendBytes(b, keys.keys());
-            return b;
-          });
+          [&] { return bytesOf(wout, keys.offsets(), keys.keys()); });
     }
     {
       Kokkos::View<std::int32_t*, Mem> cell(alloc("cell"), n);
@@ -307,23 +272,14 @@ int main(int argc, char* argv[]) {
       bench(
           "sort_permutation 2^16 keys", 4 * nd + 8 * nd, reps, none,
           [&] { keys = sieve::keys::sort_permutation(exec, n, KeyAt{cell}, 0, 65535, order); },
-          [&] {
-            std::vector<unsigned char> b;
-            appendBytes(b, order);
-            appendBytes(b, keys.offsets());
-            return b;
-          });
+          [&] { return bytesOf(order, keys.offsets()); });
       keys = sieve::keys::sort_permutation(exec, n, KeyAt{cell}, 0, 65535, order);
       bench(
           "reduce_by_key 2^16 keys (int64 Sum)", 8 * nd, reps, none,
           [&] {
             sieve::keys::reduce_by_key(exec, keys, v64, std::int64_t(0), sieve::Sum{}, tally);
           },
-          [&] {
-            std::vector<unsigned char> b;
-            appendBytes(b, tally);
-            return b;
-          });
+          [&] { return bytesOf(tally); });
     }
     std::printf("faces: %s\n", g_failed == 0 ? "every output identical" : "OUTPUTS DIFFER");
   }
