@@ -57,5 +57,12 @@ struct PlaceSpawn {
   }
 };
 
+/// One byte written in every 4 KiB page of [data, data + bytes): the pages
+/// are faulted in (first-touch placed) by the threads that run it.
+struct TouchPages {
+  static constexpr std::int64_t kPage = 4096;
+  unsigned char* data;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t page) const { data[page * kPage] = 0; }
+};
 } // namespace Impl
 } // namespace sieve

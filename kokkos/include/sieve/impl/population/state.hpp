@@ -78,7 +78,10 @@ struct PopulationState {
     s.count = count_view(pre + "count");
     s.spawnK = count_view(pre + "spawn_k");
     s.spawned = count_view(pre + "spawned");
-    if (maxElemBytes != 0) growScratch(s, maxElemBytes);
+    if (maxElemBytes != 0) {
+      growScratch(s, maxElemBytes);
+      touchScratch(s, exec);
+    }
     identity(s, exec);
     Kokkos::deep_copy(exec, s.trigger.span, static_cast<std::uint32_t>(n));
     exec.fence();
@@ -315,6 +318,23 @@ struct PopulationState {
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "sieve::" + s.label + "::scratch"),
         scratchBytes(s.n, e));
     s.scratchElem = e;
+  }
+
+  /// On host spaces, the scratch's pages faulted in now, on `exec`'s threads
+  /// (one byte written per page, after the huge-page hint), not in the first
+  /// step that uses them; each page is then placed near the thread that
+  /// touched it. Elsewhere nothing. Asynchronous on `exec`.
+  static void touchScratch(const PopulationState& s, const ExecSpace& exec) {
+    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
+      adviseHugePages(s.scratch);
+      const auto bytes = static_cast<std::int64_t>(s.scratch.size());
+      const std::int64_t pages = (bytes + TouchPages::kPage - 1) / TouchPages::kPage;
+      Kokkos::parallel_for("sieve::" + s.label + "::first_touch", Policy(exec, 0, pages),
+                           TouchPages{s.scratch.data()});
+    } else {
+      (void)s;
+      (void)exec;
+    }
   }
 
   /// The scratch of every step (reorder / restore of `elem`-byte planes,
