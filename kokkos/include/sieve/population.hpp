@@ -94,7 +94,9 @@ class Population {
   /// and every call's profiling region "<label>: sieve::<call>[<face>]").
   /// Allocates the index map, perm, inv (identity), the count (0), the
   /// trigger (span = n) and a scratch for `options.max_elem_bytes`-byte
-  /// planes; initialises them on `exec` and fences it. Throws
+  /// planes; initialises them on `exec` (on host spaces it also touches the
+  /// scratch's pages there, so that the first step faults none in) and
+  /// fences it. Throws
   /// std::invalid_argument for n outside [0, INT32_MAX], theta outside (0, 1)
   /// or an element size other than 1, 2, 4, 8, 16.
   Population(const std::string& label, const ExecSpace& exec, std::int64_t n,
