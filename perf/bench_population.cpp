@@ -10,7 +10,8 @@
 // restore with the caller's Views), a sieve::Population, a sieve::Graph of
 // the same three nodes. Column "x sieve": time / the free functions' time.
 // Then one step of a transport loop (compact + reorder from the same mask),
-// the free functions against a Population: the Population's own cost.
+// the free functions against a Population: the Population's own cost. Then
+// the first step of a Population born on fresh pages, and its birth.
 #include <sieve/graph.hpp>
 #include <sieve/sieve.hpp>
 
@@ -186,6 +187,45 @@ int main(int argc, char* argv[]) {
                            0});
     sieve_bench::runCase(st, reps);
     sieve_bench::printCase(st);
+
+    // The first step of a new Population, born on fresh pages (as at the
+    // start of a run): its birth, then its first step (on the free functions'
+    // planes above), against a step of the long-lived one.
+    sieve::Population<Exec> born;
+    const auto pf = sieve::planes(f.alive, f.x, f.y, f.z, f.id);
+    const auto bear = [&] {
+      born = sieve::Population<Exec>();
+      const sieve_bench::FreshPages fresh;
+      born = sieve::Population<Exec>("first", exec, n);
+    };
+    sieve_bench::Case fs;
+    fs.name = "first step, " + std::to_string(static_cast<int>(kept * 100)) + "% kept";
+    fs.primitive = "population";
+    fs.n = n;
+    fs.kept = kept;
+    fs.baseline = "copy of the planes";
+    fs.subject = "sieve::Population, a later step";
+    fs.variants.push_back(cs.variants.front()); // the copy, as above
+    fs.variants.back().best = 1e30;
+    fs.variants.push_back({"sieve::Population, its birth", bear,
+                           [&] { born = sieve::Population<Exec>(); }, 0});
+    fs.variants.push_back({"sieve::Population, its first step",
+                           [&] {
+                             born.compact_async(exec, f.alive);
+                             born.reorder(exec, pf);
+                             exec.fence();
+                           },
+                           [&] {
+                             bear();
+                             Kokkos::deep_copy(exec, f.alive, mask);
+                             exec.fence();
+                           },
+                           0});
+    fs.variants.push_back(st.variants.back()); // the step case's Population
+    fs.variants.back().name = "sieve::Population, a later step";
+    fs.variants.back().best = 1e30;
+    sieve_bench::runCase(fs, reps);
+    sieve_bench::printCase(fs);
   }
   return 0;
 }

@@ -226,6 +226,56 @@ TEST(Population, CopiesShareAndClonesDoNot) {
   EXPECT_THROW(clone.reorder(exec, sieve::planes(a.alive)), std::invalid_argument);
 }
 
+/// A population's scratch is ready at birth (on host spaces its pages are
+/// touched then, one byte each): the first step of a new population gives
+/// the bytes of a population whose scratch earlier steps have written, and
+/// of the stable partition itself, for every scratch size it is born with.
+TEST(Population, TheFirstStepOfANewPopulationMatchesAUsedOne) {
+  const TestExec exec;
+  const std::int64_t n = std::int64_t(1) << 18; // scratch of many pages, every thread's share
+  std::vector<std::uint8_t> m(n);
+  std::vector<std::int32_t> order; // kept slots ascending, then dropped ones ascending
+  for (std::int64_t i = 0; i < n; ++i) m[i] = picked(i, 25, 7) ? 1 : 0;
+  for (int keep = 1; keep >= 0; --keep)
+    for (std::int64_t i = 0; i < n; ++i)
+      if (m[i] == keep) order.push_back(static_cast<std::int32_t>(i));
+  const auto mask = toDevice(m, "mask");
+  for (const std::uint32_t elem : {1u, 8u, 16u}) {
+    SCOPED_TRACE("max_elem_bytes " + std::to_string(elem));
+    // A used population: a cycle of other planes and another mask first.
+    sieve::Population<TestExec> used("used", exec, n, {0.5f, elem});
+    const Particles u(n);
+    std::vector<std::uint8_t> other(n);
+    for (std::int64_t i = 0; i < n; ++i) other[i] = i % 3 != 0;
+    Kokkos::deep_copy(u.alive, toDevice(other));
+    used.compact(exec, u.alive);
+    used.reorder(exec, sieve::planes(u.alive, u.x, u.id, u.tag));
+    used.restore(exec, sieve::planes(u.alive, u.x, u.id, u.tag));
+    // The same first step on both: compact, then a reorder that fires.
+    sieve::Population<TestExec> fresh("fresh", exec, n, {0.5f, elem});
+    const Particles a(n), b(n);
+    Kokkos::deep_copy(a.alive, mask);
+    Kokkos::deep_copy(b.alive, mask);
+    const std::uint32_t kept = fresh.compact(exec, a.alive);
+    ASSERT_EQ(used.compact(exec, b.alive), kept);
+    ASSERT_EQ(read(fresh.trigger().fire), 1u);
+    fresh.reorder(exec, sieve::planes(a.alive, a.x, a.id, a.tag));
+    used.reorder(exec, sieve::planes(b.alive, b.x, b.id, b.tag));
+    exec.fence();
+    EXPECT_EQ(toHost(fresh.perm()), order);
+    EXPECT_EQ(toHost(a.id), order);
+    EXPECT_EQ(toHost(used.perm()), order);
+    EXPECT_EQ(toHost(a.alive), toHost(b.alive));
+    EXPECT_EQ(bitsOf(toHost(a.x)), bitsOf(toHost(b.x)));
+    EXPECT_EQ(toHost(a.id), toHost(b.id));
+    EXPECT_EQ(toHost(a.tag), toHost(b.tag));
+    EXPECT_EQ(toHost(fresh.inv()), toHost(used.inv()));
+    EXPECT_EQ(read(fresh.count()), kept);
+    EXPECT_EQ(read(fresh.trigger().span), read(used.trigger().span));
+    EXPECT_EQ(toHost(fresh.indices()), toHost(used.indices()));
+  }
+}
+
 /// A restore compacts the last mask again, after the caller's View of it is
 /// gone: the population keeps the mask allocated (ASan sees a use after free
 /// otherwise).

@@ -28,6 +28,8 @@
 #include <sieve/arena.hpp>
 #include <sieve/debug.hpp>
 #include <sieve/impl/faces.hpp>
+#include <sieve/impl/population/access.hpp>
+#include <sieve/impl/population/state.hpp>
 #include <sieve/population.hpp>
 #include <sieve/reserve.hpp>
 #include <sieve/scan.hpp>
@@ -63,10 +65,11 @@ class Graph {
   template <class MaskView>
   node compact(const Population<ExecSpace>& pop, const MaskView& mask,
                MaskPolarity polarity = MaskPolarity::keep, const deps& after = {}) {
-    static_assert(Pop::template maskOk<MaskView>(),
+    static_assert(PopState::template maskOk<MaskView>(),
                   "sieve::Graph::compact: the mask must be a rank-1 View of std::uint8_t or bool "
                   "(non-zero keeps), accessible from the execution space");
-    if constexpr (Pop::template maskOk<MaskView>()) return compactNode(pop, mask, polarity, after);
+    if constexpr (PopState::template maskOk<MaskView>())
+      return compactNode(pop, mask, polarity, after);
     else return -1;
   }
 
@@ -76,12 +79,12 @@ class Graph {
   template <class... Views>
   node reorder(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
                const deps& after = {}) {
-    static_assert(Pop::template planesOk<Views...>(),
+    static_assert(PopState::template planesOk<Views...>(),
                   "sieve::Graph::reorder: every plane of the plane set (sieve::planes) must be a "
                   "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte elements, "
                   "or a rank-2 View of them (extent(0) the samples, one row each), accessible "
                   "from the execution space");
-    if constexpr (Pop::template planesOk<Views...>()) return reorderNode(pop, planes, after);
+    if constexpr (PopState::template planesOk<Views...>()) return reorderNode(pop, planes, after);
     else return -1;
   }
 
@@ -90,12 +93,12 @@ class Graph {
   template <class... Views>
   node restore(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
                const deps& after = {}) {
-    static_assert(Pop::template planesOk<Views...>(),
+    static_assert(PopState::template planesOk<Views...>(),
                   "sieve::Graph::restore: every plane of the plane set (sieve::planes) must be a "
                   "writable rank-1 View of trivially-copyable 1, 2, 4, 8 or 16-byte elements, "
                   "or a rank-2 View of them (extent(0) the samples, one row each), accessible "
                   "from the execution space");
-    if constexpr (Pop::template planesOk<Views...>()) return restoreNode(pop, planes, after);
+    if constexpr (PopState::template planesOk<Views...>()) return restoreNode(pop, planes, after);
     else return -1;
   }
 
@@ -107,51 +110,49 @@ class Graph {
   template <class Slots>
   node spawn(const Population<ExecSpace>& pop, const typename Population<ExecSpace>::count_view& k,
              const Slots& slots, const deps& after = {}) {
-    static_assert(Pop::template slotsOk<Slots>(),
+    static_assert(PopState::template slotsOk<Slots>(),
                   "sieve::Graph::spawn: slots must be a writable rank-1 View of std::int32_t "
                   "accessible from the execution space");
-    if constexpr (Pop::template slotsOk<Slots>()) return spawnNode(pop, k, slots, after);
+    if constexpr (PopState::template slotsOk<Slots>()) return spawnNode(pop, k, slots, after);
     else return -1;
   }
 
  private:
-  using Pop = Population<ExecSpace>;
+  using PopState = Impl::PopulationState<ExecSpace>;
+  using Access = Impl::PopulationAccess;
 
   template <class MaskView>
   node compactNode(const Population<ExecSpace>& pop, const MaskView& mask, MaskPolarity polarity,
                    const deps& after) {
-    auto& ps = pop.state("Graph::compact");
-    pop.checkMask("sieve::Graph::compact", mask);
-    const int slot = reserve("compact", compact_scratch_bytes(ps.n));
-    auto st = pop.s_;
+    auto st = Access::shared(pop, "Graph::compact");
+    PopState::checkMask(*st, "sieve::Graph::compact", mask);
+    const int slot = reserve("compact", compact_scratch_bytes(st->n));
     // The node holds a copy of the caller's mask handle: its bytes stay allocated.
     return add("compact", after, slot,
                [st, mask, polarity](const ExecSpace& exec, const Scratch& s) {
-                 Population<ExecSpace>::compactWith(*st, exec, s, mask, polarity);
+                 PopState::compactWith(*st, exec, s, mask, polarity);
                });
   }
 
   template <class... Views>
   node reorderNode(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
                    const deps& after) {
-    auto& ps = pop.state("Graph::reorder");
-    ps.graphReorders = true; // launched on the device: perm is no longer known on the host
-    ps.permIdentity = false;
-    const int slot = reserve("reorder", reorder_scratch_bytes(ps.n, Pop::widest(planes)));
-    auto st = pop.s_;
+    auto st = Access::shared(pop, "Graph::reorder");
+    st->graphReorders = true; // launched on the device: perm is no longer known on the host
+    st->permIdentity = false;
+    const int slot = reserve("reorder", reorder_scratch_bytes(st->n, PopState::widest(planes)));
     return add("reorder", after, slot, [st, planes](const ExecSpace& exec, const Scratch& s) {
-      Population<ExecSpace>::reorderWith(*st, exec, s, planes);
+      PopState::reorderWith(*st, exec, s, planes);
     });
   }
 
   template <class... Views>
   node restoreNode(const Population<ExecSpace>& pop, const Planes<Views...>& planes,
                    const deps& after) {
-    auto& ps = pop.state("Graph::restore");
-    const int slot = reserve("restore", reorder_scratch_bytes(ps.n, Pop::widest(planes)));
-    auto st = pop.s_;
+    auto st = Access::shared(pop, "Graph::restore");
+    const int slot = reserve("restore", reorder_scratch_bytes(st->n, PopState::widest(planes)));
     return add("restore", after, slot, [st, planes](const ExecSpace& exec, const Scratch& s) {
-      Population<ExecSpace>::restoreWith(*st, exec, s, planes);
+      PopState::restoreWith(*st, exec, s, planes);
     });
   }
 
@@ -159,13 +160,11 @@ class Graph {
   node spawnNode(const Population<ExecSpace>& pop,
                  const typename Population<ExecSpace>::count_view& k, const Slots& slots,
                  const deps& after) {
-    auto& ps = pop.state("Graph::spawn");
-    Population<ExecSpace>::checkSlots("sieve::Graph::spawn", slots);
-    const int slot = reserve("spawn", Impl::spawnScratchBytes(ps.n));
-    auto st = pop.s_;
+    auto st = Access::shared(pop, "Graph::spawn");
+    PopState::checkSlots("sieve::Graph::spawn", slots);
+    const int slot = reserve("spawn", Impl::spawnScratchBytes(st->n));
     return add("spawn", after, slot, [st, k, slots](const ExecSpace& exec, const Scratch& s) {
-      Population<ExecSpace>::spawnWith(*st, exec, s, k, slots,
-                                       static_cast<std::int64_t>(slots.extent(0)), true);
+      PopState::spawnWith(*st, exec, s, k, slots, static_cast<std::int64_t>(slots.extent(0)), true);
     });
   }
 

@@ -14,16 +14,6 @@
 
 namespace sieve {
 
-namespace Impl {
-template <class Exec, class T, class In, class Out>
-void reserveScans(const Names& names, const Exec& exec, const In& in, const Out& out) {
-  Kokkos::View<T*, typename Exec::memory_space> sums(Kokkos::view_alloc(exec, names("block_sums")),
-                                                     scan_scratch_size<T>(extent64(in)));
-  inclusive_scan(names.prefix, exec, in, out, sums);
-  exclusive_scan(names.prefix, exec, in, out, T(0), sums);
-}
-} // namespace Impl
-
 /// Runs every kernel shape of Sieve's portable face once, on a small problem
 /// of its own, so that Kokkos allocates now the buffers it keeps per execution
 /// space and otherwise allocates lazily in the first kernel that needs them
@@ -83,13 +73,19 @@ std::enable_if_t<Impl::kIsExec<ExecSpace>> reserve(const ExecSpace& exec) {
     }
     Kokkos::deep_copy(exec, span, static_cast<std::uint32_t>(n));
   }
-  // Scans of 4- and 8-byte elements, contiguous and strided.
-  Impl::reserveScans<ExecSpace, std::int32_t>(names, exec, Kokkos::subview(i32, all, 3),
-                                              Kokkos::subview(i32, all, 4));
-  Impl::reserveScans<ExecSpace, std::int32_t>(names, exec, map, perm);
-  Impl::reserveScans<ExecSpace, std::int64_t>(names, exec, Kokkos::subview(i64, all, 0),
-                                              Kokkos::subview(i64, all, 1));
-  Impl::reserveScans<ExecSpace, double>(names, exec, sx, Kokkos::subview(f64, all, 1));
+  // Scans of 4- and 8-byte elements, contiguous and strided, with their
+  // block sums.
+  const auto scans = [&](auto zero, const auto& in, const auto& out) {
+    using T = decltype(zero);
+    Kokkos::View<T*, typename ExecSpace::memory_space> sums(
+        Kokkos::view_alloc(exec, names("block_sums")), scan_scratch_size<T>(Impl::extent64(in)));
+    inclusive_scan(names.prefix, exec, in, out, sums);
+    exclusive_scan(names.prefix, exec, in, out, zero, sums);
+  };
+  scans(std::int32_t(0), Kokkos::subview(i32, all, 3), Kokkos::subview(i32, all, 4));
+  scans(std::int32_t(0), map, perm);
+  scans(std::int64_t(0), Kokkos::subview(i64, all, 0), Kokkos::subview(i64, all, 1));
+  scans(0.0, sx, Kokkos::subview(f64, all, 1));
   Impl::fence(exec, "reserve: done");
 }
 
