@@ -24,6 +24,7 @@
 #include <atomic>
 #include <initializer_list>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -105,16 +106,25 @@ Face faceFor(bool contiguous) {
   return contiguous && nativeAllowed() ? native : Face::Portable;
 }
 
-/// The face a call of primitive P on Exec runs on when it runs natively only
-/// where its Views are contiguous and `pays(FaceTag<native>{})` (the native
-/// face's own rule, asked only of a face that has P).
+/// Whether Exec's native face takes a call of primitive P: it has P, the
+/// call is `eligible` (its Views contiguous, its records of a kind the face
+/// reads), no ForcePortable is active, and `pays(FaceTag<native>{})` (the
+/// face's own rule, asked only of a face that has P). The question every
+/// plan asks (findall's, the keys').
 template <class Exec, Primitive P, class Pays>
-Face faceFor(bool contiguous, const Pays& pays) {
+bool nativeTakes(bool eligible, const Pays& pays) {
   constexpr Face native = nativeFaceFor<Exec, P>();
   if constexpr (native != Face::Portable) {
-    if (contiguous && nativeAllowed() && pays(FaceTag<native>{})) return native;
+    return eligible && nativeAllowed() && pays(FaceTag<native>{});
+  } else {
+    (void)eligible, (void)pays;
+    return false;
   }
-  return Face::Portable;
+}
+/// The same for a primitive the native face takes whenever it has it.
+template <class Exec, Primitive P>
+bool nativeTakes(bool eligible) {
+  return nativeTakes<Exec, P>(eligible, [](auto) { return true; });
 }
 
 /// The face a path of a call runs on: Exec's native face for P when the
@@ -127,6 +137,21 @@ Face pathFace(bool onNative) {
 /// Whether Exec has a native face with primitive P (known at compile time).
 template <class Exec, Primitive P>
 inline constexpr bool kHasNative = nativeFaceFor<Exec, P>() != Face::Portable;
+
+/// Runs `f(FaceTag<native>{})` on Exec's native face for P, for a path a
+/// plan chose with nativeTakes: a call that reaches it on a space without
+/// that face is an internal error, thrown, never a silent no-op.
+template <class Exec, Primitive P, class F>
+void onNative(const char* fn, F&& f) {
+  constexpr Face native = nativeFaceFor<Exec, P>();
+  if constexpr (native != Face::Portable) {
+    f(FaceTag<native>{});
+  } else {
+    (void)f;
+    throw std::logic_error(std::string(fn) +
+                           ": internal error: a native path without a native face");
+  }
+}
 
 /// For the primitives whose portable form is a call's own generic kernels
 /// (findall's selections, the keys' orders and scatters): calls

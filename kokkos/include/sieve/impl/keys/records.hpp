@@ -146,13 +146,13 @@ struct DenseDigitOf {
 /// denseScatterPays). The plan's question (core/keys_plan.hpp, densePath).
 template <class Exec, class Src, class Out>
 bool denseTakes(const Src& src, const Out& output, i64 buckets) {
-  using sieve::Impl::Primitive;
-  if constexpr (NativeRecords<Src, Out>::value &&
-                sieve::Impl::kHasNative<Exec, Primitive::DenseScatter>) {
-    constexpr auto F = sieve::Impl::nativeFaceFor<Exec, Primitive::DenseScatter>();
-    using Rec = typename NativeRecords<Src, Out>::Rec;
-    return sieve::Impl::nativeAllowed() && NativeRecords<Src, Out>::contiguous(src, output) &&
-           sieve::Impl::Faces<F>::denseScatterPays(buckets, src.records(), sizeof(Rec));
+  using N = NativeRecords<Src, Out>;
+  if constexpr (N::value) {
+    return sieve::Impl::nativeTakes<Exec, sieve::Impl::Primitive::DenseScatter>(
+        N::contiguous(src, output), [&](auto tag) {
+          return sieve::Impl::Faces<decltype(tag)::value>::denseScatterPays(
+              buckets, src.records(), sizeof(typename N::Rec));
+        });
   } else {
     (void)src, (void)output, (void)buckets;
     return false;
@@ -172,7 +172,7 @@ void nativeDense(const sieve::Impl::Names& names, const Exec& exec, const D& d, 
   // depends on F, and nvcc (EDG) then instantiates N::Rec and N::reader,
   // which a source the native faces do not take lacks.
   if constexpr (N::value) {
-    sieve::Impl::runNative<Exec, Primitive::DenseScatter>(true, [&](auto tag) {
+    sieve::Impl::onNative<Exec, Primitive::DenseScatter>("sieve::keys", [&](auto tag) {
       using Rec = typename N::Rec;
       sieve::Impl::fence(exec, "keys::scatter_dense: inputs ready");
       r = sieve::Impl::Faces<decltype(tag)::value>::denseScatter(

@@ -63,8 +63,7 @@ Result sparseOfArray(const sieve::Impl::Names& names, const Exec& exec, const S&
     SparseNative native;
     native.dense = sparseDenseTakes<Exec>(src, output, span);
     native.recordSort = recordSortTakes<Exec>(src, output);
-    native.radixOrder = sieve::Impl::kHasNative<Exec, sieve::Impl::Primitive::RadixOrder> &&
-                        sieve::Impl::nativeAllowed();
+    native.radixOrder = sieve::Impl::nativeTakes<Exec, sieve::Impl::Primitive::RadixOrder>(true);
     SparsePath path = sparsePath(n, true, span, native);
     if (path == SparsePath::RecordSort) {
       const CallRegion region(names, sparseFace<Exec>(path), pathName(path));

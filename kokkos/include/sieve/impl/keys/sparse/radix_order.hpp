@@ -39,7 +39,7 @@ Result sparseByRadixOrder(const sieve::Impl::Names& names, const Exec& exec, con
   const i64 n = src.records();
   typename SparseDest<Result, Exec>::bytes_view held; // the words, the order, the sort's
   UnmanagedI64<Exec> order;
-  sieve::Impl::runNative<Exec, Primitive::RadixOrder>(true, [&](auto tag) {
+  sieve::Impl::onNative<Exec, Primitive::RadixOrder>("sieve::keys::scatter_sparse", [&](auto tag) {
     constexpr auto F = decltype(tag)::value;
     // [words: n][order: n][the sort's scratch], 64-byte aligned.
     const std::size_t plane = sieve::Impl::radixRound64(8u * static_cast<std::size_t>(n));

@@ -26,12 +26,13 @@ struct SparseWordOf {
 /// (NativeRecords, contiguous) and pays (sparseScatterPays).
 template <class Exec, class S, class Out>
 bool recordSortTakes(const S& src, const Out& output) {
-  using sieve::Impl::Primitive;
   using N = NativeRecords<S, Out>;
-  if constexpr (N::value && sieve::Impl::kHasNative<Exec, Primitive::SparseScatter>) {
-    constexpr auto F = sieve::Impl::nativeFaceFor<Exec, Primitive::SparseScatter>();
-    return sieve::Impl::nativeAllowed() && N::contiguous(src, output) &&
-           sieve::Impl::Faces<F>::sparseScatterPays(src.records(), sizeof(typename N::Rec));
+  if constexpr (N::value) {
+    return sieve::Impl::nativeTakes<Exec, sieve::Impl::Primitive::SparseScatter>(
+        N::contiguous(src, output), [&](auto tag) {
+          return sieve::Impl::Faces<decltype(tag)::value>::sparseScatterPays(
+              src.records(), sizeof(typename N::Rec));
+        });
   } else {
     (void)src, (void)output;
     return false;
@@ -56,7 +57,7 @@ bool sparseByRecordSort(const sieve::Impl::Names& names, const Exec& exec, const
   // N::value is tested outside the generic lambda (see nativeDense).
   if constexpr (N::value) {
     using Rec = typename N::Rec;
-    sieve::Impl::runNative<Exec, Primitive::SparseScatter>(true, [&](auto tag) {
+    sieve::Impl::onNative<Exec, Primitive::SparseScatter>(fn, [&](auto tag) {
       sieve::Impl::fence(exec, "keys::scatter_sparse: inputs ready");
       r = sieve::Impl::Faces<decltype(tag)::value>::sparseScatter(
           exec, names, N::reader(src), n, SparseWordOf<Key, Rec>{min}, span, output.data());
