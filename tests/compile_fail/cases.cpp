@@ -111,5 +111,11 @@ void misuse() {
 #elif SIEVE_CASE == 27 // sort_permutation without a perm
   sieve::keys::sort_permutation(
       exec, 1, KOKKOS_LAMBDA(const std::int64_t i) { return int(i); });
+#elif SIEVE_CASE == 28 // compact without its scratch
+  sieve::compact(exec, mask, map, count);
+#elif SIEVE_CASE == 29 // a labelled reorder cut short
+  sieve::reorder(std::string("step"), exec, mask, perm);
+#elif SIEVE_CASE == 30 // restore of a permutation alone
+  sieve::restore(exec, perm);
 #endif
 }

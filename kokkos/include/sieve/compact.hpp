@@ -203,4 +203,20 @@ std::enable_if_t<Impl::IsView<MaskView>::value, std::uint32_t> compact(
                              scratch, trigger);
 }
 
+/// Any other argument list: Sieve's own error, naming the forms (the
+/// spelled-out forms above are more specialized, so they win every call
+/// they take).
+template <class First, class... Rest>
+std::enable_if_t<!Impl::kLabelLike<First>> compact(const First&, const Rest&...) {
+  static_assert(Impl::kNever<First, Rest...>,
+                "sieve::compact: the arguments are compact([label,] [exec,] mask[, polarity], "
+                "index_map, count, scratch[, trigger])");
+}
+template <class... Rest>
+void compact(const std::string&, const Rest&...) {
+  static_assert(Impl::kNever<Rest...>,
+                "sieve::compact: the arguments are compact([label,] [exec,] mask[, polarity], "
+                "index_map, count, scratch[, trigger])");
+}
+
 } // namespace sieve

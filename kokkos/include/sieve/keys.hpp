@@ -226,7 +226,7 @@ scatter_dense(const Label& label, const Input& input, const MinKey& min_key, con
 /// Any other argument list: Sieve's own error, naming the forms.
 template <class First, class... Rest>
 void scatter_dense(const First&, const Rest&...) {
-  static_assert(Impl::Keys::kNever<First>,
+  static_assert(Impl::kNever<First>,
                 "sieve::keys::scatter_dense: the arguments are ([label,] [exec,] input[, min_key, "
                 "max_key], output) or ([label,] exec, input, output, workspace)");
 }
@@ -350,7 +350,7 @@ sort_permutation(const N& n, const KeyFn& key_fn, const MinKey& min_key, const M
 /// Any other argument list: Sieve's own error, naming the forms.
 template <class First, class... Rest>
 void sort_permutation(const First&, const Rest&...) {
-  static_assert(Impl::Keys::kNever<First>,
+  static_assert(Impl::kNever<First>,
                 "sieve::keys::sort_permutation: the arguments are ([label,] exec, n, key_fn[, "
                 "min_key, max_key], perm), (n, key_fn[, min_key, max_key], perm) or ([label,] "
                 "exec, n, key_fn, perm, workspace)");

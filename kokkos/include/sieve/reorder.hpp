@@ -332,4 +332,32 @@ void restore(const std::string& label, const Trigger<TriggerSpace>& trigger, con
   Impl::restoreFenced(Impl::Names(label, "sieve::restore"), trigger, perm, inv, scratch, planes...);
 }
 
+/// Any other argument list: Sieve's own error, naming the forms (the
+/// spelled-out forms above are more specialized, so they win every call
+/// they take).
+template <class First, class... Rest>
+std::enable_if_t<!Impl::kLabelLike<First>> reorder(const First&, const Rest&...) {
+  static_assert(Impl::kNever<First, Rest...>,
+                "sieve::reorder: the arguments are reorder([label,] [exec,] mask[, polarity], "
+                "perm, inv, index_map, count, trigger | span, fire, scratch, planes...)");
+}
+template <class... Rest>
+void reorder(const std::string&, const Rest&...) {
+  static_assert(Impl::kNever<Rest...>,
+                "sieve::reorder: the arguments are reorder([label,] [exec,] mask[, polarity], "
+                "perm, inv, index_map, count, trigger | span, fire, scratch, planes...)");
+}
+template <class First, class... Rest>
+std::enable_if_t<!Impl::kLabelLike<First>> restore(const First&, const Rest&...) {
+  static_assert(Impl::kNever<First, Rest...>,
+                "sieve::restore: the arguments are restore([label,] [exec,] [trigger,] perm, inv, "
+                "scratch, planes...)");
+}
+template <class... Rest>
+void restore(const std::string&, const Rest&...) {
+  static_assert(Impl::kNever<Rest...>,
+                "sieve::restore: the arguments are restore([label,] [exec,] [trigger,] perm, inv, "
+                "scratch, planes...)");
+}
+
 } // namespace sieve

@@ -7,6 +7,7 @@
 #include <sieve/impl/common.hpp>
 
 #include <cstddef>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -68,6 +69,16 @@ template <std::size_t I, class A0, class... Args>
 struct NthT<I, A0, Args...> : NthT<I - 1, Args...> {};
 template <std::size_t I, class... Args>
 using Nth = typename NthT<I, std::decay_t<Args>...>::type;
+
+/// False for every T: a static_assert in a template fires only when it is
+/// instantiated (the catch-all overloads that keep Sieve's sentence first
+/// for a wrong argument list).
+template <class... T>
+inline constexpr bool kNever = false;
+
+/// Whether T may be a call's leading label.
+template <class T>
+inline constexpr bool kLabelLike = std::is_convertible_v<const T&, std::string>;
 
 /// The I-th argument.
 template <std::size_t I, class... Args>

@@ -56,9 +56,6 @@ inline constexpr bool kLabel = std::is_convertible_v<const T&, std::string>;
 /// The first argument of a no-instance form: neither an instance nor a label.
 template <class T>
 inline constexpr bool kNoInstance = !Impl::kIsExec<T> && !kLabel<T>;
-/// False for every T: a static_assert that fires only when instantiated.
-template <class T>
-inline constexpr bool kNever = false;
 /// The names of the variadic-free entry points, for their Names.
 inline constexpr const char* kScatterDense = "sieve::keys::scatter_dense";
 inline constexpr const char* kSortPermutation = "sieve::keys::sort_permutation";
