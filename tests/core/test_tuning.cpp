@@ -154,6 +154,11 @@ TEST(Tuning, PortableAndFindallPolicies) {
 }
 
 // The rules at their crossovers: what the numbers above mean.
+TEST(Tuning, KeysPolicy) {
+  // scatter_sparse hands spans below 2^23 keys to the dense scatter.
+  EXPECT_EQ(sieve::Tuning::Keys::kSparseByDenseSpanBits, 23);
+}
+
 TEST(Tuning, DenseScatterNativePaysAtItsCrossovers) {
   using sieve::Impl::denseScatterNativePays;
   // One pass (up to 2^11 buckets): from 128 MiB of records that tile a line.

@@ -342,10 +342,9 @@ inline constexpr std::int64_t kHostPredicateRun = 1024;
 namespace Keys {
 /// scatter_sparse of integer keys whose span (largest - smallest) is below
 /// 2^kSparseByDenseSpanBits runs as the native dense scatter over the span
-/// (where the native face takes and pays for it), then the keys present.
-inline constexpr int kSparseByDenseSpanBits = 23;
-static_assert((std::int64_t(1) << kSparseByDenseSpanBits) <= Host::kDenseMaxBuckets,
-              "sieve: a span the keys give the dense scatter is one it takes");
+/// (where the native face takes and pays for it), then the keys present:
+/// every span the dense scatter takes (Host::kDenseMaxBuckets).
+inline constexpr int kSparseByDenseSpanBits = Host::kDenseHighBitsMax + Host::kDenseLowBitsMax;
 } // namespace Keys
 
 // --- what the rules and the layouts rely on -------------------------------------
