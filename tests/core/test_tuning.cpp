@@ -153,12 +153,12 @@ TEST(Tuning, PortableAndFindallPolicies) {
   EXPECT_EQ(F::kHostPredicateRun, 1024);
 }
 
-// The rules at their crossovers: what the numbers above mean.
 TEST(Tuning, KeysPolicy) {
   // scatter_sparse hands spans below 2^23 keys to the dense scatter.
   EXPECT_EQ(sieve::Tuning::Keys::kSparseByDenseSpanBits, 23);
 }
 
+// The rules at their crossovers: what the numbers above mean.
 TEST(Tuning, DenseScatterNativePaysAtItsCrossovers) {
   using sieve::Impl::denseScatterNativePays;
   // One pass (up to 2^11 buckets): from 128 MiB of records that tile a line.
