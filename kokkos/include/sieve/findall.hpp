@@ -96,50 +96,6 @@ struct ScanScatter {
 /// items at its offset. Stable.
 struct Partitioned {};
 
-template <class ExecSpace>
-class FindallWorkspace;
-
-namespace Impl {
-namespace Findall {
-// What each option type is (impl/findall/call.hpp).
-template <Opt Kind, bool Linear = false, bool Values = false>
-struct OptionIs {
-  static constexpr Opt kind = Kind;
-  static constexpr bool linear = Linear;
-  static constexpr bool values = Values;
-  template <class Exec>
-  static constexpr bool kForSpace = false;
-};
-template <>
-struct OptionOf<LinearIndices> : OptionIs<Opt::Items, true> {};
-template <class V>
-struct OptionOf<Items<V>> : OptionIs<Opt::Items, false, true> {};
-template <class R, class C>
-struct OptionOf<Into<R, C>> : OptionIs<Opt::Into> {};
-template <>
-struct OptionOf<Auto> : OptionIs<Opt::Alg> {
-  static Algorithm algorithm(const Auto&) { return Algorithm{}; }
-};
-template <>
-struct OptionOf<ScanScatter> : OptionIs<Opt::Alg> {
-  static Algorithm algorithm(const ScanScatter& a) {
-    return Algorithm{Algorithm::Which::ScanScatter, a.block_size, a.items_per_thread};
-  }
-};
-template <>
-struct OptionOf<Partitioned> : OptionIs<Opt::Alg> {
-  static Algorithm algorithm(const Partitioned&) {
-    return Algorithm{Algorithm::Which::Partitioned};
-  }
-};
-template <class E>
-struct OptionOf<FindallWorkspace<E>> : OptionIs<Opt::Workspace> {
-  template <class Exec>
-  static constexpr bool kForSpace = std::is_same_v<E, Exec>;
-};
-} // namespace Findall
-} // namespace Impl
-
 /// The scratch of sieve::findall for one call shape — execution space (and,
 /// for Partitioned, its concurrency), element count and algorithm: the
 /// predicate's mask (n bytes) and the tile counts with their scan; one
@@ -246,52 +202,6 @@ class FindallWorkspace {
   std::shared_ptr<Impl::Findall::KeptResult> kept_ = std::make_shared<Impl::Findall::KeptResult>();
 };
 
-namespace Impl {
-
-/// Every findall overload ends here: the compile-time checks (readable
-/// assertions, then nothing else), the run-time checks of what the call
-/// reads, its plan, the run-time checks of what it writes, then the run
-/// (impl/findall/call.hpp).
-template <class Exec, class First, class... Args>
-Findall::Return<Exec, First, Args...> findallEntry(const Names& names, const Exec& exec,
-                                                   const First& first, const Args&... args) {
-  constexpr const char* fn = "sieve::findall";
-  using C = Findall::Call<Exec, First, Args...>;
-  if constexpr (Findall::staticChecks<C, Exec, First>()) {
-    checkKernelsAllowed<Exec>(fn);
-    std::vector<ArrayBytes> arrays;
-    const std::int64_t n = Findall::checkInputs<C>(fn, arrays, first, args...);
-    const Findall::Plan plan = Findall::callPlan<C>(fn, exec, n, args...);
-    const std::size_t inputs = arrays.size();
-    const auto* ws = Findall::checkOutputs<C>(fn, plan, arrays, args...);
-    return Findall::runCall<C>(names, exec, plan, arrays, inputs, ws, first, args...);
-  } else {
-    if constexpr (!C::hasInto) return typename C::type{};
-  }
-}
-
-/// The fencing forms: a default instance of the input's space.
-template <class First, class... Args>
-auto findallFenced(const Names& names, const First& first, const Args&... args) {
-  using Exec = typename Findall::FencedExec<First, Args...>::type;
-  using C = Findall::Call<Exec, First, Args...>;
-  const Exec exec{};
-  if constexpr (C::hasInto) {
-    findallEntry(names, exec, first, args...);
-    fence(exec, "findall: the call without an instance");
-    std::int64_t value = 0;
-    if constexpr (kViewOf<Exec, typename C::IntoC, 0, std::int64_t, true>)
-      Kokkos::deep_copy(value, nth<C::intoAt>(args...).count);
-    return value;
-  } else {
-    auto result = findallEntry(names, exec, first, args...);
-    fence(exec, "findall: the call without an instance");
-    return result;
-  }
-}
-
-} // namespace Impl
-
 /// Select, in ordinal order, the items of the elements of `mask` that are
 /// true: `findall([label,] exec, mask[, options...])`.
 ///
@@ -351,6 +261,7 @@ findall(const ExecSpace& exec, const MaskView& mask, const Args&... args) {
 /// `pred` is called exactly once per element, on the execution space, with
 /// the element; it must return bool. Its results are kept in a mask (the
 /// workspace's, or one allocated for the call); otherwise as the mask form.
+/// O(n) work and calls of pred. Blocks and throws as the mask form.
 template <class ExecSpace, class Pred, class View, class... Args>
 std::enable_if_t<Impl::kIsExec<ExecSpace> && !Impl::IsView<Pred>::value &&
                      !Impl::kFindallCount<Pred>,
@@ -388,7 +299,9 @@ findall(const ExecSpace& exec, const N& n, const Pred& pred, const Args&... args
   return Impl::findallEntry(Impl::Names("", "sieve::findall"), exec, n, pred, args...);
 }
 
-/// sieve::findall (index form) with a label.
+/// sieve::findall (index form) with a label naming its profiling region and
+/// prefixing its kernel and allocation labels. O(n) calls of pred. Blocks
+/// and throws as the index form.
 template <class ExecSpace, class N, class Pred, class... Args>
 std::enable_if_t<Impl::kIsExec<ExecSpace> && Impl::kFindallCount<N>,
                  Impl::Findall::Return<ExecSpace, N, Pred, Args...>>
@@ -399,7 +312,7 @@ findall(const std::string& label, const ExecSpace& exec, const N& n, const Pred&
 
 /// sieve::findall (mask form) with a label naming its profiling region
 /// ("<label>: sieve::findall[<face>]") and prefixing its kernel and
-/// allocation labels.
+/// allocation labels. O(n) work. Blocks and throws as the mask form.
 template <class ExecSpace, class MaskView, class... Args>
 std::enable_if_t<Impl::kIsExec<ExecSpace> && Impl::IsView<MaskView>::value,
                  Impl::Findall::Return<ExecSpace, MaskView, Args...>>
@@ -408,7 +321,8 @@ findall(const std::string& label, const ExecSpace& exec, const MaskView& mask,
   return Impl::findallEntry(Impl::Names(label, "sieve::findall"), exec, mask, args...);
 }
 
-/// sieve::findall (predicate form) with a label.
+/// sieve::findall (predicate form) with a label (as the mask form's). O(n)
+/// work and calls of pred. Blocks and throws as the predicate form.
 template <class ExecSpace, class Pred, class View, class... Args>
 std::enable_if_t<Impl::kIsExec<ExecSpace> && !Impl::IsView<Pred>::value &&
                      !Impl::kFindallCount<Pred>,
@@ -419,8 +333,8 @@ findall(const std::string& label, const ExecSpace& exec, const Pred& pred, const
 }
 
 /// sieve::findall (mask form) on a default instance of the mask's execution
-/// space, fenced: returns the new View, or with sieve::into the count.
-/// Blocking. Throws as the instance form.
+/// space, fenced: returns the new View, or with sieve::into the count. O(n)
+/// work. Blocking (fences the instance). Throws as the instance form.
 template <class MaskView, class... Args>
 std::enable_if_t<Impl::IsView<MaskView>::value,
                  typename Impl::Findall::FencedReturn<MaskView, Args...>::type>
@@ -429,7 +343,9 @@ findall(const MaskView& mask, const Args&... args) {
 }
 
 /// sieve::findall (predicate form) on a default instance of the view's
-/// execution space, fenced. Blocking. Throws as the instance form.
+/// execution space, fenced: returns the new View, or with sieve::into the
+/// count. O(n) work and calls of pred. Blocking (fences the instance).
+/// Throws as the instance form.
 template <class Pred, class View, class... Args>
 std::enable_if_t<!Impl::IsView<Pred>::value && !Impl::kIsExec<Pred> &&
                      !Impl::Findall::kLabelLike<Pred> && !Impl::kFindallCount<Pred> &&
@@ -439,7 +355,8 @@ findall(const Pred& pred, const View& view, const Args&... args) {
   return Impl::findallFenced(Impl::Names("", "sieve::findall"), pred, view, args...);
 }
 
-/// The fencing sieve::findall (mask form) with a label.
+/// The fencing sieve::findall (mask form) with a label. O(n) work. Blocking.
+/// Throws as the instance form.
 template <class MaskView, class... Args>
 std::enable_if_t<Impl::IsView<MaskView>::value,
                  typename Impl::Findall::FencedReturn<MaskView, Args...>::type>
@@ -447,7 +364,8 @@ findall(const std::string& label, const MaskView& mask, const Args&... args) {
   return Impl::findallFenced(Impl::Names(label, "sieve::findall"), mask, args...);
 }
 
-/// The fencing sieve::findall (predicate form) with a label.
+/// The fencing sieve::findall (predicate form) with a label. O(n) work and
+/// calls of pred. Blocking. Throws as the instance form.
 template <class Pred, class View, class... Args>
 std::enable_if_t<!Impl::IsView<Pred>::value && !Impl::kIsExec<Pred> &&
                      !Impl::Findall::kLabelLike<Pred> && !Impl::kFindallCount<Pred> &&
@@ -459,8 +377,8 @@ findall(const std::string& label, const Pred& pred, const View& view, const Args
 
 /// sieve::findall (index form) on a default instance of
 /// Kokkos::DefaultExecutionSpace (pred must be callable there), fenced:
-/// returns the new View, or with sieve::into the count. Blocking. Throws as
-/// the instance form.
+/// returns the new View, or with sieve::into the count. O(n) calls of pred.
+/// Blocking (fences the instance). Throws as the instance form.
 template <class N, class Pred, class... Args>
 std::enable_if_t<Impl::kFindallCount<N>,
                  typename Impl::Findall::FencedReturn<N, Pred, Args...>::type>
@@ -468,7 +386,8 @@ findall(const N& n, const Pred& pred, const Args&... args) {
   return Impl::findallFenced(Impl::Names("", "sieve::findall"), n, pred, args...);
 }
 
-/// The fencing sieve::findall (index form) with a label.
+/// The fencing sieve::findall (index form) with a label. O(n) calls of pred.
+/// Blocking. Throws as the instance form.
 template <class N, class Pred, class... Args>
 std::enable_if_t<Impl::kFindallCount<N>,
                  typename Impl::Findall::FencedReturn<N, Pred, Args...>::type>

@@ -4,10 +4,11 @@
 // call is from its argument types; staticChecks, its compile-time checks;
 // checkInputs, the run-time checks of what it reads; callPlan, the
 // algorithm resolved to a tile shape; checkOutputs, the run-time checks of
-// what it writes (the workspace, into()); runCall, the phases (run.hpp).
+// what it writes (the workspace, into()); runCall, the phases (run.hpp);
+// then findallEntry and findallFenced, which take them in turn.
 //
-// The option types are public (<sieve/findall.hpp>); this header knows them
-// only through OptionOf, which that header specializes for each of them.
+// The option types are public (<sieve/findall.hpp>); this header declares
+// them and knows them only through OptionOf, which it specializes for each.
 #pragma once
 
 #include <sieve/impl/common.hpp>
@@ -25,6 +26,19 @@
 #include <vector>
 
 namespace sieve {
+
+// The public option types (<sieve/findall.hpp>), known here through OptionOf.
+struct LinearIndices;
+template <class View>
+struct Items;
+template <class Result, class Count>
+struct Into;
+struct Auto;
+struct ScanScatter;
+struct Partitioned;
+template <class ExecSpace>
+class FindallWorkspace;
+
 namespace Impl {
 
 /// Whether T is the element count of the index form (an integer, not bool).
@@ -37,7 +51,7 @@ namespace Findall {
 /// The kinds of findall options.
 enum class Opt { Items, Alg, Workspace, Into, Bad };
 
-/// What an option type is: Bad unless <sieve/findall.hpp> says otherwise
+/// What an option type is: Bad unless specialized below for a public option
 /// (linear: sieve::linear_indices; values: sieve::items(A); Alg options
 /// convert to an Algorithm; a Workspace option names its execution space).
 template <class T>
@@ -47,6 +61,44 @@ struct OptionOf {
   static constexpr bool values = false;
   template <class Exec>
   static constexpr bool kForSpace = false;
+};
+
+/// What each public option type is.
+template <Opt Kind, bool Linear = false, bool Values = false>
+struct OptionIs {
+  static constexpr Opt kind = Kind;
+  static constexpr bool linear = Linear;
+  static constexpr bool values = Values;
+  template <class Exec>
+  static constexpr bool kForSpace = false;
+};
+template <>
+struct OptionOf<LinearIndices> : OptionIs<Opt::Items, true> {};
+template <class V>
+struct OptionOf<Items<V>> : OptionIs<Opt::Items, false, true> {};
+template <class R, class C>
+struct OptionOf<Into<R, C>> : OptionIs<Opt::Into> {};
+template <>
+struct OptionOf<Auto> : OptionIs<Opt::Alg> {
+  static Algorithm algorithm(const Auto&) { return Algorithm{}; }
+};
+template <>
+struct OptionOf<ScanScatter> : OptionIs<Opt::Alg> {
+  template <class A> // (A = ScanScatter, complete where it is called)
+  static Algorithm algorithm(const A& a) {
+    return Algorithm{Algorithm::Which::ScanScatter, a.block_size, a.items_per_thread};
+  }
+};
+template <>
+struct OptionOf<Partitioned> : OptionIs<Opt::Alg> {
+  static Algorithm algorithm(const Partitioned&) {
+    return Algorithm{Algorithm::Which::Partitioned};
+  }
+};
+template <class E>
+struct OptionOf<FindallWorkspace<E>> : OptionIs<Opt::Workspace> {
+  template <class Exec>
+  static constexpr bool kForSpace = std::is_same_v<E, Exec>;
 };
 
 /// Whether A is a findall algorithm (sieve::Auto, ScanScatter or Partitioned).
@@ -498,5 +550,48 @@ struct FencedReturn {
 };
 
 } // namespace Findall
+
+/// Every findall overload ends here: the compile-time checks (readable
+/// assertions, then nothing else), the run-time checks of what the call
+/// reads, its plan, the run-time checks of what it writes, then the run
+/// (steps 1 to 5 above).
+template <class Exec, class First, class... Args>
+Findall::Return<Exec, First, Args...> findallEntry(const Names& names, const Exec& exec,
+                                                   const First& first, const Args&... args) {
+  constexpr const char* fn = "sieve::findall";
+  using C = Findall::Call<Exec, First, Args...>;
+  if constexpr (Findall::staticChecks<C, Exec, First>()) {
+    checkKernelsAllowed<Exec>(fn);
+    std::vector<ArrayBytes> arrays;
+    const std::int64_t n = Findall::checkInputs<C>(fn, arrays, first, args...);
+    const Findall::Plan plan = Findall::callPlan<C>(fn, exec, n, args...);
+    const std::size_t inputs = arrays.size();
+    const auto* ws = Findall::checkOutputs<C>(fn, plan, arrays, args...);
+    return Findall::runCall<C>(names, exec, plan, arrays, inputs, ws, first, args...);
+  } else {
+    if constexpr (!C::hasInto) return typename C::type{};
+  }
+}
+
+/// The fencing forms: a default instance of the input's space.
+template <class First, class... Args>
+auto findallFenced(const Names& names, const First& first, const Args&... args) {
+  using Exec = typename Findall::FencedExec<First, Args...>::type;
+  using C = Findall::Call<Exec, First, Args...>;
+  const Exec exec{};
+  if constexpr (C::hasInto) {
+    findallEntry(names, exec, first, args...);
+    fence(exec, "findall: the call without an instance");
+    std::int64_t value = 0;
+    if constexpr (kViewOf<Exec, typename C::IntoC, 0, std::int64_t, true>)
+      Kokkos::deep_copy(value, nth<C::intoAt>(args...).count);
+    return value;
+  } else {
+    auto result = findallEntry(names, exec, first, args...);
+    fence(exec, "findall: the call without an instance");
+    return result;
+  }
+}
+
 } // namespace Impl
 } // namespace sieve
