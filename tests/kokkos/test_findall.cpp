@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -565,11 +566,12 @@ TEST(Findall, WorkspaceAliasingAnInputIsRejected) {
                std::invalid_argument);
 }
 
-/// One overlap rule, by exact address range: a column of a row-major matrix
-/// covers the bytes from its first to its last element, not its layout's
-/// span(), so a result placed right after the matrix is accepted; the
-/// matrix's other columns interleave with it and are refused.
-TEST(Findall, OverlapIsByExactAddressRange) {
+/// One overlap rule, by the bytes the elements touch: a column of a
+/// row-major matrix covers its elements only, not its layout's span() nor
+/// the bytes between them, so a result placed right after the matrix, or
+/// in row 0 between column 0's first two elements, is accepted; a result
+/// that reaches one of column 0's elements is refused.
+TEST(Findall, OverlapIsByTheBytesElementsTouch) {
   const TestExec exec;
   const i64 rows = 64, cols = 4096;
   // The matrix and, right after it, room for a result: one allocation.
@@ -598,15 +600,202 @@ TEST(Findall, OverlapIsByExactAddressRange) {
   ASSERT_EQ(c, static_cast<i64>(want.size()));
   for (i64 i = 0; i < c; ++i) EXPECT_EQ(got[i], want[i]) << i;
   // A result inside column 0's address range that shares no byte with it
-  // (row 0, columns 1 .. rows): refused, the rule is by address range.
+  // (row 0, columns 1 .. rows): accepted, and column 0's values land there.
   const auto first = Kokkos::subview(a, Kokkos::ALL, 0);
   Kokkos::View<double*, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> between(buf.data() + 1,
                                                                                   rows);
+  EXPECT_NO_THROW(sieve::findall(exec, mask, sieve::items(first), sieve::into(between, count)));
+  exec.fence();
+  Kokkos::deep_copy(c, count);
+  const auto inRow = toHost(between);
+  ASSERT_EQ(c, static_cast<i64>(want.size()));
+  for (i64 i = 0; i < rows; ++i) {
+    const double expect = i < c ? static_cast<double>(3 * i * 10000) : static_cast<double>(1 + i);
+    EXPECT_EQ(inRow[i], expect) << i; // the selected rows' column 0, then row 0 as it was
+  }
+  // A result of row 0's last column and row 1's first ones: it holds column
+  // 0's element of row 1, refused naming both.
+  Kokkos::View<double*, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> across(
+      buf.data() + cols - 1, rows);
   try {
-    sieve::findall(exec, mask, sieve::items(first), sieve::into(between, count));
+    sieve::findall(exec, mask, sieve::items(first), sieve::into(across, count));
     ADD_FAILURE() << "no throw";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("overlap"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("items overlaps result"), std::string::npos) << e.what();
+  }
+}
+
+/// Selects the rows whose value x = r * 7 - 100 (of column 0) is kept.
+struct KeptValue {
+  DView<std::uint8_t> keep;
+  KOKKOS_INLINE_FUNCTION bool operator()(const double x) const {
+    return keep(static_cast<i64>(x + 100) / 7) != 0;
+  }
+};
+
+/// Selects the kept indices i whose column-0 value is what it should be.
+template <class Column>
+struct KeptIndex {
+  DView<std::uint8_t> keep;
+  Column column;
+  KOKKOS_INLINE_FUNCTION bool operator()(const i64 i) const {
+    return keep(i) != 0 && column(i) == i * 7 - 100;
+  }
+};
+
+/// The finding of issue 53: items(column 0) into(column 1) of one (64, 2)
+/// LayoutRight View share no byte; every algorithm and form accepts them and
+/// gives the reference loop's result (column 0 and the rest of column 1
+/// untouched). Views that do share a byte are still refused, naming them.
+TEST(Findall, ColumnsOfOneLayoutRightViewAreApart) {
+  const TestExec exec;
+  const i64 rows = 64;
+  std::vector<std::uint8_t> m(rows);
+  for (i64 r = 0; r < rows; ++r) m[r] = picked(r, 40, 53) ? 1 : 0;
+  const auto mask = toDevice(m);
+  Kokkos::View<i64, TestMem> count("count");
+  // The reference loop: the selected rows' column 0 (values r * 7 - 100), and their indices.
+  std::vector<i64> want, at;
+  for (i64 r = 0; r < rows; ++r)
+    if (m[r]) {
+      want.push_back(r * 7 - 100);
+      at.push_back(r);
+    }
+  ASSERT_GT(want.size(), 5u);
+  ASSERT_LT(want.size(), 60u);
+  const auto readBack = [&]() {
+    exec.fence();
+    i64 c = -1;
+    Kokkos::deep_copy(c, count);
+    return c;
+  };
+  const auto check = [&](const auto& table, const std::vector<i64>& expect, const char* what) {
+    SCOPED_TRACE(what);
+    const i64 c = readBack();
+    ASSERT_EQ(c, static_cast<i64>(expect.size()));
+    const auto h = hostCopy(table);
+    for (i64 r = 0; r < rows; ++r) {
+      EXPECT_EQ(static_cast<i64>(h(r, 0)), r * 7 - 100) << "column 0, row " << r;
+      EXPECT_EQ(static_cast<i64>(h(r, 1)), r < c ? expect[r] : i64(-1)) << "column 1, row " << r;
+    }
+  };
+  // int64 and double tables (n, 2), LayoutRight: column 0 the items, column 1 the result.
+  Kokkos::View<i64**, Kokkos::LayoutRight, TestMem> ti("ti", rows, 2);
+  Kokkos::View<double**, Kokkos::LayoutRight, TestMem> td("td", rows, 2);
+  const auto reset = [&]() {
+    auto hi = Kokkos::create_mirror_view(ti);
+    auto hd = Kokkos::create_mirror_view(td);
+    for (i64 r = 0; r < rows; ++r) {
+      hi(r, 0) = r * 7 - 100;
+      hi(r, 1) = -1;
+      hd(r, 0) = static_cast<double>(r * 7 - 100);
+      hd(r, 1) = -1.0;
+    }
+    Kokkos::deep_copy(ti, hi);
+    Kokkos::deep_copy(td, hd);
+    Kokkos::deep_copy(count, i64(-7));
+  };
+  const auto i0 = Kokkos::subview(ti, Kokkos::ALL, 0), i1 = Kokkos::subview(ti, Kokkos::ALL, 1);
+  const auto d0 = Kokkos::subview(td, Kokkos::ALL, 0), d1 = Kokkos::subview(td, Kokkos::ALL, 1);
+  for (const Alg& a : algorithms()) {
+    SCOPED_TRACE(a.name());
+    withAlg(a, [&](const auto alg) {
+      reset();
+      ASSERT_NO_THROW(sieve::findall(exec, mask, sieve::items(i0), alg, sieve::into(i1, count)));
+      check(ti, want, "mask, int64 items");
+      reset();
+      ASSERT_NO_THROW(sieve::findall(exec, mask, sieve::items(d0), alg, sieve::into(d1, count)));
+      check(td, want, "mask, double items");
+      reset();
+      ASSERT_NO_THROW(
+          sieve::findall(exec, mask, sieve::linear_indices, alg, sieve::into(i1, count)));
+      check(ti, at, "mask, linear indices");
+      // The predicate form reading column 0 itself (selecting the same rows).
+      reset();
+      ASSERT_NO_THROW(
+          sieve::findall(exec, KeptValue{mask}, d0, sieve::items(d0), alg, sieve::into(d1, count)));
+      check(td, want, "predicate of column 0");
+      // The index form, its predicate reading column 0.
+      reset();
+      ASSERT_NO_THROW(sieve::findall(exec, rows, KeptIndex<std::decay_t<decltype(i0)>>{mask, i0},
+                                     sieve::items(i0), alg, sieve::into(i1, count)));
+      check(ti, want, "index form");
+      // With a workspace of the call's shape.
+      const sieve::FindallWorkspace<TestExec> ws(exec, rows, alg);
+      reset();
+      ASSERT_NO_THROW(
+          sieve::findall(exec, mask, sieve::items(d0), ws, alg, sieve::into(d1, count)));
+      check(td, want, "workspace");
+      // The fencing form (no instance) returns the count.
+      reset();
+      EXPECT_EQ(sieve::findall(mask, sieve::items(i0), alg, sieve::into(i1, count)),
+                static_cast<i64>(want.size()));
+      check(ti, want, "fencing form");
+    });
+  }
+  // A mask of one byte of each column-0 element (stride 16 bytes) shares no
+  // byte with column 1: accepted; with column 0 itself, refused.
+  reset();
+  Kokkos::View<std::uint8_t*, Kokkos::LayoutStride, TestMem,
+               Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+      lowBytes(reinterpret_cast<std::uint8_t*>(ti.data()), Kokkos::LayoutStride(rows, 16));
+  std::vector<i64> byteAt;
+  {
+    const auto h = hostCopy(ti);
+    for (i64 r = 0; r < rows; ++r) {
+      std::uint8_t b = 0;
+      std::memcpy(&b, &h(r, 0), 1);
+      if (b != 0) byteAt.push_back(r);
+    }
+  }
+  ASSERT_NO_THROW(sieve::findall(exec, lowBytes, sieve::into(i1, count)));
+  check(ti, byteAt, "a byte mask in column 0");
+  // Real overlaps are refused (nothing written), naming the two arguments.
+  reset();
+  const auto refused = [&](auto&& call, const std::string& names) {
+    try {
+      call();
+      ADD_FAILURE() << "no throw; expected " << names;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("sieve::findall: " + names), std::string::npos)
+          << e.what();
+    }
+  };
+  refused([&]() { sieve::findall(exec, lowBytes, sieve::into(i0, count)); },
+          "mask overlaps result");
+  refused([&]() { sieve::findall(exec, mask, sieve::items(i0), sieve::into(i0, count)); },
+          "items overlaps result");
+  // the result is the whole table, or its row 5
+  Kokkos::View<i64*, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> whole(ti.data(), 2 * rows);
+  refused([&]() { sieve::findall(exec, mask, sieve::items(i0), sieve::into(whole, count)); },
+          "items overlaps result");
+  const auto row5 = Kokkos::subview(ti, 5, Kokkos::ALL);
+  refused([&]() { sieve::findall(exec, mask, sieve::items(i0), sieve::into(row5, count)); },
+          "items overlaps result");
+  // a count inside column 0 (row 9), or inside column 1 (the result)
+  Kokkos::View<i64, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> in0(ti.data() + 18);
+  refused([&]() { sieve::findall(exec, mask, sieve::items(i0), sieve::into(i1, in0)); },
+          "items overlaps count");
+  Kokkos::View<i64, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> in1(ti.data() + 19);
+  refused([&]() { sieve::findall(exec, mask, sieve::items(i0), sieve::into(i1, in1)); },
+          "result overlaps count");
+  // a workspace in the caller's bytes holding column 0 (the table's bytes)
+  Kokkos::View<unsigned char*, TestMem> room(
+      "room", sieve::FindallWorkspace<TestExec>::bytes_for(exec, rows) + 16 * rows);
+  Kokkos::View<i64**, Kokkos::LayoutRight, TestMem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> inRoom(
+      reinterpret_cast<i64*>(room.data()), rows, 2);
+  const sieve::FindallWorkspace<TestExec> wsRoom(exec, rows, sieve::Auto{}, room);
+  refused(
+      [&]() {
+        sieve::findall(exec, mask, sieve::items(Kokkos::subview(inRoom, Kokkos::ALL, 0)), wsRoom,
+                       sieve::into(i1, count));
+      },
+      "items overlaps workspace");
+  EXPECT_EQ(readBack(), -7) << "nothing was written";
+  const auto h = hostCopy(ti);
+  for (i64 r = 0; r < rows; ++r) {
+    EXPECT_EQ(h(r, 0), r * 7 - 100) << r;
+    EXPECT_EQ(h(r, 1), -1) << r;
   }
 }
 

@@ -248,7 +248,8 @@ class FindallWorkspace {
 /// items_per_thread < 1, product > INT32_MAX, or more than INT32_MAX tiles),
 /// Partitioned on a device space, a workspace for another call shape, an
 /// empty count View, or a workspace, result or count sharing a byte with
-/// another array of the call.
+/// another array of the call (the bytes their elements touch: two columns
+/// of one LayoutRight View share none and may be given together).
 template <class ExecSpace, class MaskView, class... Args>
 std::enable_if_t<Impl::kIsExec<ExecSpace> && Impl::IsView<MaskView>::value,
                  Impl::Findall::Return<ExecSpace, MaskView, Args...>>

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <sieve/core/check.hpp>
+#include <sieve/core/overlap.hpp>
 #include <sieve/core/radix.hpp>
 #include <sieve/core/rules.hpp>
 #include <sieve/core/select.hpp>
@@ -40,38 +41,6 @@ inline void checkTrigger(const char* fn, const ReorderTrigger& t) {
   checkPtr(fn, t.fire, "trigger.fire", alignof(std::uint32_t));
   if (!(t.theta > 0.0f && t.theta < 1.0f))
     fail(fn, "trigger.theta = " + std::to_string(t.theta) + " is outside (0, 1)");
-}
-
-/// Whether two strided arrays share a byte: array x starts at `xb`, covers
-/// `xspan` bytes and holds `xe`-byte elements every `xs` bytes (xs == xe when
-/// contiguous). Arrays with the same stride that interleave (columns of one
-/// table) share nothing; otherwise overlapping spans count as sharing.
-inline bool shareBytes(std::uintptr_t ab, std::uintptr_t aspan, std::uintptr_t as,
-                       std::uintptr_t ae, std::uintptr_t bb, std::uintptr_t bspan,
-                       std::uintptr_t bs, std::uintptr_t be) {
-  if (aspan == 0 || bspan == 0 || !(ab < bb + bspan && bb < ab + aspan)) return false;
-  if (as != bs || as < ae || bs < be) return true;
-  const std::uintptr_t d =
-      (bb >= ab ? bb - ab : as - (ab - bb) % as) % as; // b's offset in a's period
-  return d < ae || as - d < be;
-}
-
-/// The bytes one array covers: `elems` elements of `elem` bytes, one every
-/// `stride` bytes, from `begin`.
-struct ArrayBytes {
-  std::string name;
-  std::uintptr_t begin = 0, bytes = 0, stride = 1, elem = 1;
-};
-
-inline ArrayBytes arrayBytes(std::string name, const void* p, std::int64_t elems, std::size_t elem,
-                             std::size_t stride = 0) {
-  const std::uintptr_t s = stride != 0 ? stride : elem;
-  return ArrayBytes{std::move(name), reinterpret_cast<std::uintptr_t>(p),
-                    elems > 0 ? static_cast<std::uintptr_t>(elems - 1) * s + elem : 0, s, elem};
-}
-
-inline bool shareBytes(const ArrayBytes& x, const ArrayBytes& y) {
-  return shareBytes(x.begin, x.bytes, x.stride, x.elem, y.begin, y.bytes, y.stride, y.elem);
 }
 
 /// Throw naming the first pair (a, b), b >= from, a < b, that shares a byte;

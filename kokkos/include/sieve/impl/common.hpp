@@ -131,10 +131,9 @@ std::size_t strideBytes(const V& v) {
 
 /// The bytes a View's elements cover (any rank), from v.data() to the end of
 /// its last element: sum over d of (extent(d) - 1) * stride(d) elements, plus
-/// one. The one overlap rule of every call: two arrays overlap when these
-/// address ranges do, so a strided View is measured exactly (not by its
-/// layout's span(), which may reach past its last element), and interleaved
-/// columns of one matrix count as overlapping though they share no byte.
+/// one (not its layout's span(), which may reach past its last element).
+/// A strided View's address range: the overlap rule itself (viewBytes)
+/// compares the bytes its elements touch.
 template <class V>
 std::size_t coveredBytes(const V& v) {
   if (v.size() == 0) return 0;
@@ -145,11 +144,37 @@ std::size_t coveredBytes(const V& v) {
   return last * sizeof(ValueOf<V>) + sizeof(ValueOf<V>);
 }
 
-/// The bytes a View covers, for the one overlap rule (shareBytes,
-/// core/validate.hpp).
+/// The bytes a View's elements touch (any rank and layout: its extents and
+/// strides, in bytes), for the one overlap rule (shareBytes,
+/// core/overlap.hpp): Views whose elements share no byte do not overlap,
+/// whatever their address ranges (the interleaved columns of one
+/// LayoutRight table). O(rank).
+///
+/// Kokkos < 4.4 stores the elements of a View of Kokkos::Array whole only in
+/// LayoutRight (and rank 0); in any other layout scalar c of every element
+/// lies c x span() / N scalars after scalar 0 (one plane per scalar): such a
+/// View counts as its whole address range, from data() on.
 template <class V>
 ArrayBytes viewBytes(const char* name, const V& v) {
-  return arrayBytes(name, v.data(), static_cast<std::int64_t>(coveredBytes(v)), 1);
+  constexpr std::uint32_t R = static_cast<std::uint32_t>(V::rank);
+#if KOKKOS_VERSION < 40400
+  if constexpr (std::is_same_v<typename V::traits::specialize, Kokkos::Array<>> && R > 0 &&
+                !std::is_same_v<typename V::array_layout, Kokkos::LayoutRight>) {
+    using Scalar = typename ValueOf<V>::value_type;
+    const std::size_t planes = static_cast<std::size_t>(v.span()) * sizeof(Scalar);
+    const std::size_t covered = coveredBytes(v);
+    return arrayBytes(
+        name, v.data(),
+        v.size() == 0 ? 0 : static_cast<std::int64_t>(covered > planes ? covered : planes), 1);
+  }
+#endif
+  std::uintptr_t extent[R > 0 ? R : 1] = {}, step[R > 0 ? R : 1] = {};
+  if constexpr (R > 0) // (a rank-0 View: one element)
+    for (std::uint32_t d = 0; d < R; ++d) {
+      extent[d] = static_cast<std::uintptr_t>(v.extent(d));
+      step[d] = static_cast<std::uintptr_t>(v.stride(d)) * sizeof(ValueOf<V>);
+    }
+  return stridedBytes(name, v.data(), sizeof(ValueOf<V>), R, extent, step);
 }
 
 /// The capacity a kept result buffer grows to when `need` items do not fit

@@ -221,13 +221,6 @@ struct PredOn<P, T, std::enable_if_t<std::is_invocable_v<const P&, const T&>>> {
       std::is_same_v<std::invoke_result_t<const P&, const T&>, bool>;
 };
 
-/// The bytes a View's elements cover from its data pointer (coveredBytes:
-/// exact, for strided Views too).
-template <class V>
-ArrayBytes viewBytes(const char* name, const V& v) {
-  return arrayBytes(name, v.data(), static_cast<std::int64_t>(coveredBytes(v)), 1);
-}
-
 /// The element count of the index form, checked (>= 0, fits int64).
 template <class N>
 std::int64_t findallCount(const char* fn, const N& n) {
