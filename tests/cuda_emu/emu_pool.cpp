@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve tests — the CUDA emulator's pool of OS threads (see
 // include/sieve_cuda_emulator.hpp): the blocks of a launch run at once on
-// SIEVE_EMU_WORKERS threads (default 4, the caller included), taken in index
-// order, each on its thread's fiber scheduler (emu_fibers.cpp).
+// SIEVE_EMU_WORKERS threads (default 4, the caller included), each on its
+// thread's fiber scheduler (emu_fibers.cpp). The k-th block to start is
+// block k (index order) or the launch's permutation of k (random order): a
+// thread takes the next k when its block has ended, so every started block
+// holds a thread until it ends (CUDA's one promise about blocks: one that
+// has started runs on).
 #include "emu_internal.hpp"
 
 #include <atomic>
@@ -18,10 +22,12 @@ namespace {
 
 void work(Job& j) {
   for (;;) {
-    const std::uint64_t b = j.next.fetch_add(1);
-    if (b >= j.blocks) return;
-    std::uint64_t s = j.seed ^ (b * 0xD1B54A32D192ED03ull);
-    runBlock(*j.fn, j.grid, j.block, b, splitmix(s));
+    const std::uint64_t k = j.next.fetch_add(1);
+    if (k >= j.blocks) return;
+    const std::uint64_t b = j.how.ordered ? k : j.order(k);
+    std::uint64_t s = j.seed ^ (b * 0xD1B54A32D192ED03ull); // the block's, whenever it starts
+    runBlock(j, b, splitmix(s));
+    j.finished.fetch_add(1);
   }
 }
 

@@ -2,11 +2,13 @@
 // Sieve tests — the CUDA emulator's runtime subset (see
 // include/sieve_cuda_emulator.hpp): allocations, copies and memsets, streams,
 // graph capture with CUDA's ThreadLocal rules, graphs, errors, the device
-// queries, and launches (run on the pool of emu_pool.cpp).
+// queries, and launches (run on the pool of emu_pool.cpp) with their
+// dispatch settings (the blocks' start order, the stall watchdog).
 #include "emu_internal.hpp"
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -28,6 +30,32 @@ std::uint64_t gSeed = [] {
   const char* s = std::getenv("SIEVE_EMU_SEED");
   return s != nullptr ? std::strtoull(s, nullptr, 0) : 0x5137E5EEDull;
 }();
+/// SIEVE_EMU_BLOCK_ORDER: unset, empty or `random` (a seed drawn from
+/// SIEVE_EMU_SEED), `ordered`, or a seed (a number, as strtoull reads it).
+/// SIEVE_EMU_STALL_SECONDS: the stall watchdog's limit (0: off).
+Dispatch gDispatch = [] {
+  Dispatch d;
+  std::uint64_t s = gSeed ^ 0xB10C0DE5ull;
+  d.seed = splitmix(s);
+  const char* o = std::getenv("SIEVE_EMU_BLOCK_ORDER");
+  const std::string order = o != nullptr ? o : "";
+  if (order == "ordered") {
+    d.ordered = true;
+  } else if (!order.empty() && order != "random") {
+    char* end = nullptr;
+    d.seed = std::strtoull(order.c_str(), &end, 0);
+    if (end == nullptr || *end != '\0')
+      fatal("SIEVE_EMU_BLOCK_ORDER=" + order + ": not `ordered`, `random` nor a seed");
+  }
+  if (const char* t = std::getenv("SIEVE_EMU_STALL_SECONDS")) {
+    char* end = nullptr;
+    d.stallSeconds = std::strtod(t, &end);
+    if (end == t || *end != '\0' || !(d.stallSeconds >= 0))
+      fatal(std::string("SIEVE_EMU_STALL_SECONDS=") + t + ": not a number of seconds");
+  }
+  return d;
+}();
+bool gDispatchShown = false;
 std::map<std::uintptr_t, std::size_t> gAllocs;
 std::size_t gAllocated = 0;
 constexpr std::size_t kDeviceBytes = std::size_t(4) << 30; // what cudaMemGetInfo reports
@@ -110,14 +138,45 @@ cudaError_t launchBody(dim3 grid, dim3 block, cudaStream_t stream, std::function
   const std::uint64_t blocks = std::uint64_t(grid.x) * grid.y * grid.z;
   auto fn = std::make_shared<std::function<void()>>(std::move(body));
   return enqueue(stream, [fn, grid, block, blocks] {
+    // (Run with gMutex held: by launchBody, or by cudaGraphLaunch.)
+    if (!gDispatchShown) {
+      gDispatchShown = true;
+      std::fprintf(stderr, "[sieve CUDA emulator] blocks start %s; replay: %s\n",
+                   gDispatch.ordered ? "in index order" : "in a random order",
+                   describeDispatch(gDispatch).c_str());
+    }
+    const std::uint64_t k = gLaunches.fetch_add(1);
     Job j;
     j.fn = fn.get();
     j.grid = grid;
     j.block = block;
     j.blocks = blocks;
-    j.seed = gSeed ^ (gLaunches.fetch_add(1) * 0x9E3779B97F4A7C15ull);
+    j.seed = gSeed ^ (k * 0x9E3779B97F4A7C15ull);
+    j.how = gDispatch;
+    if (!j.how.ordered) j.order = Permutation(blocks, j.how.seed ^ (k * 0xD6E8FEB86659FD93ull));
     runOnPool(j);
   });
+}
+
+Dispatch dispatch() {
+  std::lock_guard<std::mutex> lk(gMutex);
+  return gDispatch;
+}
+
+void setDispatch(const Dispatch& d) {
+  std::lock_guard<std::mutex> lk(gMutex);
+  gDispatch = d;
+}
+
+std::string describeDispatch(const Dispatch& d) {
+  char line[128];
+  const auto seed = static_cast<unsigned long long>(gSeed);
+  if (d.ordered)
+    std::snprintf(line, sizeof line, "SIEVE_EMU_SEED=0x%llx SIEVE_EMU_BLOCK_ORDER=ordered", seed);
+  else
+    std::snprintf(line, sizeof line, "SIEVE_EMU_SEED=0x%llx SIEVE_EMU_BLOCK_ORDER=0x%llx", seed,
+                  static_cast<unsigned long long>(d.seed));
+  return line;
 }
 
 } // namespace sieve_emu

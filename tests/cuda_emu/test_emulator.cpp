@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve tests — the CUDA emulator itself: warp collectives against their
-// definitions, barriers ordering shared memory, blocks running at once, graph
-// capture with CUDA's rules, and divergence reported instead of hidden.
+// definitions, barriers ordering shared memory, blocks running at once and
+// starting in a random order (a kernel that waits on a lower blockIdx caught,
+// one that waits on blocks started before it finishing), graph capture with
+// CUDA's rules, and divergence reported instead of hidden.
 #include "sieve_cuda_emulator.hpp"
 
 #include "../cuda/device.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -16,6 +19,30 @@ using sieve_test::DeviceBytes;
 namespace {
 
 constexpr unsigned kThreads = 128;
+
+/// Launches in this scope take `d` (the emulator's dispatch settings).
+class ScopedDispatch {
+ public:
+  explicit ScopedDispatch(const sieve_emu::Dispatch& d) { sieve_emu::setDispatch(d); }
+  ~ScopedDispatch() { sieve_emu::setDispatch(saved_); }
+  ScopedDispatch(const ScopedDispatch&) = delete;
+  ScopedDispatch& operator=(const ScopedDispatch&) = delete;
+
+ private:
+  sieve_emu::Dispatch saved_ = sieve_emu::dispatch();
+};
+
+sieve_emu::Dispatch ordered() {
+  sieve_emu::Dispatch d;
+  d.ordered = true;
+  return d;
+}
+sieve_emu::Dispatch randomOrder(std::uint64_t seed, double stallSeconds = 60) {
+  sieve_emu::Dispatch d;
+  d.seed = seed;
+  d.stallSeconds = stallSeconds;
+  return d;
+}
 
 __global__ void warpOps(std::uint32_t* out) {
   const unsigned t = threadIdx.x, lane = t & 31u;
@@ -114,7 +141,9 @@ TEST(Emulator, BarriersOrderSharedMemoryPerBlock) {
 }
 
 __global__ void chain(unsigned* flags, unsigned* order, unsigned* ticket) {
-  // Block b waits for block b - 1: runs only if earlier blocks run at once or before.
+  // Block b waits for block b - 1 (a look-back whose tile is blockIdx.x):
+  // runs only if earlier blocks run at once or before, which CUDA does not
+  // promise.
   __shared__ unsigned mine;
   if (threadIdx.x == 0) {
     const unsigned b = blockIdx.x;
@@ -128,14 +157,96 @@ __global__ void chain(unsigned* flags, unsigned* order, unsigned* ticket) {
   (void)mine;
 }
 
-TEST(Emulator, BlocksRunAtOnceInIndexOrder) {
-  const unsigned blocks = 200;
-  DeviceBytes flags(blocks * 4, 0), order(blocks * 4, 0), ticket(4, 0);
-  ASSERT_EQ(cudaSuccess,
-            sieve_emu::launch(chain, dim3(blocks), dim3(64), nullptr, flags.get<unsigned>(),
+__global__ void ticketChain(unsigned* flags, unsigned* tileOf, unsigned* ticket) {
+  // The look-back's way: a block takes its tile from a counter when it
+  // starts and waits only on lower tiles, all taken by blocks that started
+  // before it, so it never waits on a block that has not started.
+  __shared__ unsigned tile;
+  if (threadIdx.x == 0) tile = atomicAdd(ticket, 1u);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (tile > 0)
+      while (*reinterpret_cast<volatile unsigned*>(&flags[tile - 1]) == 0u) __nanosleep(10);
+    tileOf[blockIdx.x] = tile;
+    atomicExch(&flags[tile], 1u);
+  }
+  __syncthreads();
+}
+
+constexpr unsigned kChainBlocks = 1000;
+
+/// The chain over kChainBlocks blocks: the order in which they passed.
+std::vector<unsigned> runChain() {
+  DeviceBytes flags(kChainBlocks * 4, 0), order(kChainBlocks * 4, 0), ticket(4, 0);
+  EXPECT_EQ(cudaSuccess,
+            sieve_emu::launch(chain, dim3(kChainBlocks), dim3(64), nullptr, flags.get<unsigned>(),
                               order.get<unsigned>(), ticket.get<unsigned>()));
-  const auto got = order.download<unsigned>(blocks);
-  for (unsigned b = 0; b < blocks; ++b) ASSERT_EQ(got[b], b);
+  return order.download<unsigned>(kChainBlocks);
+}
+
+TEST(Emulator, BlocksRunAtOnceInIndexOrderWhenOrdered) {
+  // SIEVE_EMU_BLOCK_ORDER=ordered: a kernel that relies on blockIdx order
+  // passes (as it mostly would on a GPU).
+  ScopedDispatch d(ordered());
+  const auto got = runChain();
+  for (unsigned b = 0; b < kChainBlocks; ++b) ASSERT_EQ(got[b], b);
+}
+
+TEST(EmulatorDeathTest, RandomOrderCatchesAKernelRelyingOnBlockIndexOrder) {
+  // The same kernel under the random order: blocks wait on lower blocks
+  // that have not started until every OS thread holds one (a GPU deadlocks
+  // so once its resident blocks are all waiting), and the stall watchdog
+  // aborts, naming the settings that replay it.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (std::uint64_t seed : {1ull, 0x5EEDull}) {
+    ScopedDispatch d(randomOrder(seed, 0.5));
+    EXPECT_DEATH((void)runChain(),
+                 "relies on blocks starting in index order.*Replay: "
+                 "SIEVE_EMU_SEED=0x[0-9a-f]+ SIEVE_EMU_BLOCK_ORDER=0x");
+  }
+}
+
+TEST(Emulator, RandomOrderRunsTheLookBackWay) {
+  // Tiles taken from a counter in start order: the chain finishes under any
+  // order; the tiles the blocks took show the blocks did not start in index
+  // order, nor in the same order under another seed.
+  std::vector<std::vector<unsigned>> tiles;
+  for (std::uint64_t seed : {1ull, 2ull}) {
+    ScopedDispatch d(randomOrder(seed));
+    DeviceBytes flags(kChainBlocks * 4, 0), tileOf(kChainBlocks * 4, 0), ticket(4, 0);
+    ASSERT_EQ(cudaSuccess, sieve_emu::launch(ticketChain, dim3(kChainBlocks), dim3(64), nullptr,
+                                             flags.get<unsigned>(), tileOf.get<unsigned>(),
+                                             ticket.get<unsigned>()));
+    tiles.push_back(tileOf.download<unsigned>(kChainBlocks));
+    auto sorted = tiles.back();
+    std::sort(sorted.begin(), sorted.end());
+    for (unsigned k = 0; k < kChainBlocks; ++k) ASSERT_EQ(sorted[k], k) << "tiles taken twice";
+    unsigned inPlace = 0;
+    for (unsigned b = 0; b < kChainBlocks; ++b) inPlace += tiles.back()[b] == b;
+    EXPECT_LT(inPlace, kChainBlocks / 10) << "blocks started close to index order";
+  }
+  EXPECT_NE(tiles[0], tiles[1]);
+}
+
+__global__ void countRuns(unsigned* hits) {
+  if (threadIdx.x == 0)
+    atomicAdd(&hits[(blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x], 1u);
+}
+
+TEST(Emulator, RandomOrderRunsEveryBlockOnce) {
+  // The permutation of every grid shape (powers of two, one past them, 3-D
+  // grids) runs each block exactly once.
+  ScopedDispatch d(randomOrder(7));
+  for (dim3 grid :
+       {dim3(1), dim3(2), dim3(3), dim3(64), dim3(65), dim3(1000), dim3(5, 3, 7), dim3(33, 1, 2)}) {
+    const unsigned blocks = grid.x * grid.y * grid.z;
+    DeviceBytes hits(blocks * 4, 0);
+    ASSERT_EQ(cudaSuccess,
+              sieve_emu::launch(countRuns, grid, dim3(32), nullptr, hits.get<unsigned>()));
+    const auto got = hits.download<unsigned>(blocks);
+    for (unsigned b = 0; b < blocks; ++b)
+      ASSERT_EQ(got[b], 1u) << "block " << b << " of " << grid.x << "x" << grid.y << "x" << grid.z;
+  }
 }
 
 __global__ void bump(unsigned* counter) {

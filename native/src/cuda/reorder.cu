@@ -35,8 +35,9 @@ __global__ void reorderBitsKernel(const std::uint8_t* mask, std::uint32_t flags,
   // A replay with fire == 0 reads no mask and writes no bits; the scan of
   // the word offsets that follows and every kernel after it are gated on the
   // same word.
+  if (!blockGateOpen(s.fire)) return;
   const std::int64_t g = globalIndex();
-  if (g >= groups32(s.n) || !s.active()) return;
+  if (g >= groups32(s.n)) return;
   const std::int64_t sp = s.sp();
   const std::uint32_t b =
       g * 32 < sp ? groupKeepBits([&](std::int64_t i) { return mask[i]; }, g * 32, sp, flags) : 0u;
@@ -70,17 +71,17 @@ __device__ __forceinline__ void copyElems(const T* src, T* dst, std::int64_t cou
 }
 
 // The moves are grid-stride loops over a grid sized to the device's
-// residency (Geometry::moveBlocks), each thread reading the fire word once:
+// residency (Geometry::moveBlocks), each block reading the fire word once:
 // a replay with fire == 0 costs one small launch per move.
 template <class T>
 __global__ void reorderStageKernel(const T* plane, T* stage, ReorderState s) {
-  if (!s.active()) return;
+  if (!blockGateOpen(s.fire)) return;
   copyElems(plane, stage, s.sp());
 }
 
 template <class T>
 __global__ void reorderPlaceKernel(const T* stage, T* plane, ReorderState s) {
-  if (!s.active()) return;
+  if (!blockGateOpen(s.fire)) return;
   const std::int64_t end = s.sp();
   std::int64_t done = 0;
   if constexpr (sizeof(T) < 4) {
@@ -104,7 +105,7 @@ __global__ void reorderPlaceKernel(const T* stage, T* plane, ReorderState s) {
 }
 
 __global__ void reorderInverseKernel(const std::int32_t* perm, std::int32_t* inv, ReorderState s) {
-  if (!s.active()) return;
+  if (!blockGateOpen(s.fire)) return;
   const std::int64_t end = s.sp();
   for (std::int64_t i = globalIndex(); i < end; i += gridStride()) {
     const std::int32_t p = perm[i];
@@ -113,7 +114,7 @@ __global__ void reorderInverseKernel(const std::int32_t* perm, std::int32_t* inv
 }
 
 __global__ void reorderIdentityKernel(std::int32_t* map, ReorderState s) {
-  if (!s.active()) return;
+  if (!blockGateOpen(s.fire)) return;
   const std::int64_t end = s.kept() < s.n ? s.kept() : s.n;
   for (std::int64_t i = globalIndex(); i < end; i += gridStride())
     map[i] = static_cast<std::int32_t>(i);

@@ -8,11 +8,22 @@
 // - Every CUDA thread of a block is a fiber with its own stack; the block's
 //   fibers run on one OS thread, switched at every __syncthreads and warp
 //   collective, in a seeded random order (so code between two barriers runs
-//   lane by lane, in a different interleaving per block).
+//   lane by lane, in a different interleaving per block). They share the OS
+//   thread's floating-point control state (a kernel that changes it aborts).
 // - __shared__ is `static thread_local`: one copy per OS thread, which runs one
 //   block at a time. Several blocks run at once on a pool of OS threads
-//   (SIEVE_EMU_WORKERS, default 4), taking blocks in index order, so
-//   inter-block protocols (decoupled look-back) run with real concurrency.
+//   (SIEVE_EMU_WORKERS, default 4), so inter-block protocols (decoupled
+//   look-back) run with real concurrency.
+// - Blocks start in a seeded random order (SIEVE_EMU_BLOCK_ORDER: unset or
+//   `random`: a permutation a launch drawn from SIEVE_EMU_SEED; a number: from
+//   that seed; `ordered`: index order). CUDA promises no order of blocks, only
+//   that a block that has started runs on: here a started block keeps its OS
+//   thread until it ends, so a kernel that waits only on blocks that started
+//   before it (the look-back's tiles taken from a counter) always finishes,
+//   and one that waits on a lower blockIdx (tiles taken from blockIdx.x)
+//   stalls. A thread spinning (__nanosleep) while no block of its launch
+//   has ended for SIEVE_EMU_STALL_SECONDS (default 60) aborts, naming the
+//   settings that replay it; the first launch prints them.
 // - Strict: every thread of the block must reach each __syncthreads, and all
 //   32 lanes each warp collective, in the same order and with a full mask;
 //   anything else is reported as divergence / deadlock and aborts.
@@ -25,7 +36,7 @@
 // What it cannot show: speed, the GPU memory model (x86 is stronger), warp
 // lockstep assumptions, resource limits (ptxas checks those), overflows of
 // __shared__ arrays (thread_local storage has no redzones), kernels reading
-// host memory, and an order of blocks other than their index order.
+// host memory, and more blocks resident at once than it has OS threads.
 #pragma once
 
 #include <cstddef>
@@ -151,6 +162,18 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, F*) {
 }
 
 namespace sieve_emu {
+
+/// How a launch hands out its blocks (SIEVE_EMU_BLOCK_ORDER,
+/// SIEVE_EMU_STALL_SECONDS; the emulator's own tests set it).
+struct Dispatch {
+  bool ordered = false;     // blocks start in index order
+  std::uint64_t seed = 0;   // else: launch k's permutation is drawn from (seed, k)
+  double stallSeconds = 60; // a spin with no block ended for this long aborts (0: never)
+};
+/// The settings launches take now, and a change of them (not while a
+/// launch runs; every later launch, graph replays included, takes them).
+Dispatch dispatch();
+void setDispatch(const Dispatch& d);
 
 /// Runs `body` as a grid of `grid` x `block` threads on `stream` (or records
 /// it while the stream is captured). Returns the launch's error.

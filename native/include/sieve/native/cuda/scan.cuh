@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
   __shared__ T tile[tileElems];
   __shared__ T warpTotals[Tuning::Cuda::kWarps];
-  if (!gateOpen(gate)) return;
+  if (!blockGateOpen(gate)) return;
   const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tileElems;
   const std::int64_t valid = loadTile(in, len, base, tile);
   const std::int64_t row = std::int64_t(threadIdx.x) * I;
@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   constexpr std::int64_t tileElems = Tuning::Cuda::kScanTile<T>;
   __shared__ T tile[tileElems];
   __shared__ T warpTotals[Tuning::Cuda::kWarps];
-  if (!gateOpen(gate)) return;
+  if (!blockGateOpen(gate)) return;
   const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tileElems;
   const std::int64_t valid = loadTile(in, len, base, tile);
   T part[Tuning::Cuda::kScanItems<T>];
@@ -199,11 +199,14 @@ __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
   __shared__ T warpTotals[Tuning::Cuda::kWarps];
   __shared__ long long sTile;
   __shared__ T sTotal, sPrefix;
-  if (!gateOpen(gate)) return;
-  if (threadIdx.x == 0) sTile = tiles > 1 ? static_cast<long long>(atomicAdd(tileCounter, 1u)) : 0;
+  // Thread 0 reads the gate and, open, takes the tile: one decision a block.
+  if (threadIdx.x == 0)
+    sTile = !gateOpen(gate) ? tiles
+            : tiles > 1     ? static_cast<long long>(atomicAdd(tileCounter, 1u))
+                            : 0;
   __syncthreads();
   const std::int64_t t = sTile;
-  if (t >= tiles) return; // a grid larger than the tiles: block-uniform, before any barrier
+  if (t >= tiles) return; // gate closed, or a grid larger than the tiles: block-uniform
   const std::int64_t base = t * tileElems;
   const std::int64_t valid = loadTile<T, I>(in, len, base, tile);
   T part[I];

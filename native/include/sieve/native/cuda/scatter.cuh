@@ -360,7 +360,7 @@ __device__ __forceinline__ std::int64_t bucketAt(const Rec* out, const BucketOf&
 template <int = 0>
 __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     markOffsetsKernel(std::int64_t* offsets, std::int64_t buckets, const std::uint32_t* gate) {
-  if (!gateOpen(gate)) return;
+  if (!blockGateOpen(gate)) return;
   for (std::int64_t b = globalIndex(); b <= buckets; b += gridStride()) offsets[b] = -1;
 }
 
@@ -368,7 +368,7 @@ template <class Rec, class BucketOf>
 __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     runOffsetsKernel(const Rec* out, BucketOf bucketOf, std::int64_t n, std::int64_t buckets,
                      std::int64_t* offsets, const std::uint32_t* gate, std::int64_t* status) {
-  if (!gateOpen(gate)) return;
+  if (!blockGateOpen(gate)) return;
   std::int64_t changed = 0;
   for (std::int64_t i = globalIndex(); i <= n; i += gridStride()) {
     const std::int64_t hi = bucketAt(out, bucketOf, i, n, buckets);
@@ -392,7 +392,7 @@ template <class Rec, class BucketOf>
 __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     gapOffsetsKernel(const Rec* out, BucketOf bucketOf, std::int64_t n, std::int64_t buckets,
                      std::int64_t* offsets, const std::uint32_t* gate) {
-  if (!gateOpen(gate)) return;
+  if (!blockGateOpen(gate)) return;
   for (std::int64_t b = globalIndex(); b <= buckets; b += gridStride()) {
     if (offsets[b] != -1) continue;
     std::int64_t lo = 0, hi = n; // the first i with bucket(i) >= b

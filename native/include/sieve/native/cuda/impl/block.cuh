@@ -3,6 +3,7 @@
 // Associative operators only; no identity element is needed.
 #pragma once
 
+#include <sieve/core/state.hpp>
 #include <sieve/native/cuda/impl/launch.cuh>
 
 #include <cstdint>
@@ -21,6 +22,19 @@ __device__ __forceinline__ std::int64_t globalIndex() {
 /// The stride of a grid-stride loop over such a grid.
 __device__ __forceinline__ std::int64_t gridStride() {
   return static_cast<std::int64_t>(gridDim.x) * Tuning::Cuda::kBlock;
+}
+
+/// Whether `gate` (a device word, null: no gate) is open, read once per
+/// block: thread 0 loads the word (core's gateOpen) and the block takes its
+/// value from shared memory after a barrier, so every thread takes the same
+/// decision, for one load a block. Every thread calls it, before any
+/// returns, at most once a kernel (its shared word is not reused).
+__device__ __forceinline__ bool blockGateOpen(const std::uint32_t* gate) {
+  if (gate == nullptr) return true; // a kernel argument: the same in every block
+  __shared__ std::uint32_t open;
+  if (threadIdx.x == 0) open = gateOpen(gate) ? 1u : 0u;
+  __syncthreads();
+  return open != 0u;
 }
 
 /// __shfl_up_sync for any arithmetic type of up to 8 bytes.

@@ -172,7 +172,7 @@ __device__ __forceinline__ unsigned long long sumTilePrefix(const PackedStatus& 
 template <class Word>
 __global__ void __launch_bounds__(Tuning::Cuda::kBlock)
     clearWordsKernel(Word* p, std::int64_t words, const std::uint32_t* gate) {
-  if (!gateOpen(gate)) return; // block-uniform
+  if (!blockGateOpen(gate)) return;
   for (std::int64_t i = globalIndex(); i < words; i += gridStride()) p[i] = 0;
 }
 
