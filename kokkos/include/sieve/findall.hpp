@@ -227,8 +227,8 @@ class FindallWorkspace {
 /// of 1, 2, 4 or 8 bytes, into a contiguous result, is selected by the space's native face where
 /// it has one: on Kokkos::OpenMP the host select (one pass over the mask, block by block in the
 /// L2; with into(), the predicate is evaluated inside it, no n-byte mask), on Kokkos::Cuda the
-/// single-pass look-back select (with into(), in code nvcc compiles, the predicate is evaluated
-/// inside its kernel; otherwise the predicate form fills its mask first). Elsewhere the portable
+/// single-pass look-back select (with into(), the predicate is evaluated inside its kernel;
+/// otherwise the predicate form fills its mask first). Elsewhere the portable
 /// kernels: tile counts, their scan, the write. O(n) work, O(n / tile) scratch. Blocks: it fences
 /// `exec` once to read the count (and again before freeing a workspace of its own); the write is
 /// then enqueued on `exec`
