@@ -3,7 +3,7 @@
 # Sieve — set up a Debian 12 machine and build Sieve.
 #
 #   scripts/setup.sh [--tests] [--build-dir DIR] [--no-cuda] [--no-build] [--plot]
-#                    [--sanitize | --fuzz]
+#                    [--sanitize | --fuzz | --fuzz-fast]
 #
 # 1. Installs what is missing: cmake, g++, make, GoogleTest, tar, gzip, Open MPI
 #    (Debian packages; sudo when not root). With --plot also python3-matplotlib,
@@ -35,6 +35,8 @@
 # --fuzz: the differential fuzzer (default dir build-fuzz/): installs clang and
 #   libomp-dev, builds Kokkos with clang into .deps/kokkos-clang (same source),
 #   and builds build-fuzz/tests/fuzz/sieve_fuzz_api; scripts/fuzz.sh runs it.
+# --fuzz-fast: the same fuzzer without the sanitizers, at -O2 (default dir
+#   build-fuzz-fast/), for throughput: scripts/fuzz_campaign.sh runs it.
 # Idempotent: a second run reuses what the first one installed and built.
 set -euo pipefail
 
@@ -54,6 +56,7 @@ while [ $# -gt 0 ]; do
     --plot) plot=1; shift ;;
     --sanitize) variant=sanitize; shift ;;
     --fuzz) variant=fuzz; shift ;;
+    --fuzz-fast) variant=fuzz-fast; shift ;;
     -h|--help) sed -n '3,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -75,14 +78,14 @@ as_root() {
 need=()
 pkgs=(cmake g++ make libgtest-dev tar gzip)
 # MPI for the distributed face (Sieve::mpi) and its tests (mpiexec): Open MPI.
-[ "$variant" = fuzz ] || pkgs+=(libopenmpi-dev openmpi-bin)
+[[ "$variant" == fuzz* ]] || pkgs+=(libopenmpi-dev openmpi-bin)
 [ "$plot" -eq 0 ] || pkgs+=(python3-matplotlib)
-[ "$variant" != fuzz ] || pkgs+=(clang libomp-dev)
+[[ "$variant" != fuzz* ]] || pkgs+=(clang libomp-dev)
 # Where nvcc is, ninja too: scripts/gpu_check.sh builds with it (its rehearsal,
 # scripts/rehearse_gpu_check.sh, has no make on PATH, as the GPU machine).
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then pkgs+=(ninja-build); fi
 if [ "$variant" != default ]; then
-  [ "$build_dir" != "$root/build" ] || build_dir="$root/build-$([ "$variant" = fuzz ] && echo fuzz || echo asan)"
+  [ "$build_dir" != "$root/build" ] || build_dir="$root/build-$([ "$variant" = sanitize ] && echo asan || echo "$variant")"
   use_cuda=off
 fi
 for p in "${pkgs[@]}"; do
@@ -215,7 +218,7 @@ case "$variant" in
     variant_args=(-DCMAKE_BUILD_TYPE=Sanitize "-DCMAKE_CXX_FLAGS=-O1 -g1 $san"
                   "-DCMAKE_EXE_LINKER_FLAGS=$san" "-DCMAKE_SHARED_LINKER_FLAGS=$san"
                   -DSIEVE_ENABLE_BENCHMARKS=OFF) ;;
-  fuzz)
+  fuzz | fuzz-fast)
     # libFuzzer instruments the code under test, so everything is clang-built:
     # Kokkos too (one OpenMP runtime in the process, clang's libomp). Coverage
     # is edge counters only: comparison tracing would double the cost of the
@@ -231,8 +234,12 @@ case "$variant" in
     fi
     san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
     # -O1 with line tables (libFuzzer's advice; -O2 -g compiles 1.5x longer).
+    opt="-O1"
+    # The campaign's build: no sanitizer, -O2 (a finding there is a wrong
+    # result, a crash or a hang; scripts/fuzz.sh replays it under ASan + UBSan).
+    [ "$variant" = fuzz ] || { san=""; opt="-O2"; }
     variant_args=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
-                  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG"
+                  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt -gline-tables-only -DNDEBUG"
                   "-DCMAKE_CXX_FLAGS=$san -fsanitize-coverage=inline-8bit-counters,pc-table"
                   "-DCMAKE_EXE_LINKER_FLAGS=$san"
                   -DSIEVE_ENABLE_FUZZER=ON -DSIEVE_ENABLE_TESTS=OFF -DSIEVE_ENABLE_BENCHMARKS=OFF) ;;
@@ -270,7 +277,7 @@ say "building Sieve ($(nproc) jobs)"
 if [ "$variant" = sanitize ]; then
   # (one target that depends on them all: tests/CMakeLists.txt)
   cmake --build "$build_dir" -j "$(nproc)" --target sieve_sanitizer_tests
-elif [ "$variant" = fuzz ] || [ "$everything" -eq 1 ]; then
+elif [[ "$variant" == fuzz* ]] || [ "$everything" -eq 1 ]; then
   cmake --build "$build_dir" -j "$(nproc)"
 else
   cmake --build "$build_dir" -j "$(nproc)" --target sieve_demo
@@ -278,6 +285,7 @@ fi
 rel="$(realpath --relative-to="$PWD" "$build_dir")"
 case "$variant" in
   fuzz) say "done: fuzz with 'scripts/fuzz.sh [SECONDS]'" ;;
+  fuzz-fast) say "done: a campaign with 'scripts/fuzz_campaign.sh [SECONDS]'" ;;
   sanitize) say "done: the tests CI runs here, and how, are in .ci/run (its sanitizer section)" ;;
   *) if [ "$everything" -eq 1 ]; then
        say "done: tests with 'ctest --test-dir $rel --output-on-failure -j 2'"

@@ -15,14 +15,26 @@
 // library). Invalid calls must throw std::invalid_argument and change
 // nothing. Any difference, crash or sanitizer report is a finding.
 //
-// Build: scripts/fuzz.sh (clang, -fsanitize=fuzzer,address,undefined). The
-// run itself: fuzz_run.hpp, compiled per backend (fuzz_serial.cpp, fuzz_openmp.cpp).
+// Build: scripts/fuzz.sh (clang, -fsanitize=fuzzer,address,undefined); the
+// campaign's build (scripts/fuzz_campaign.sh) drops the sanitizers for speed.
+// The run itself: fuzz_run.hpp, compiled per backend (fuzz_serial.cpp,
+// fuzz_openmp.cpp).
+//
+// Two settings narrow a run (read once, at start):
+//   SIEVE_FUZZ_FACES  `both` (default), `serial` or `openmp`: the backend every
+//                     input runs on (the input's backend bit is still consumed,
+//                     so one corpus serves every setting);
+//   SIEVE_FUZZ_MAX_N  the largest sample count (default 100000; a campaign
+//                     caps it for throughput, the edges up to it stay).
 #include <fuzzer/FuzzedDataProvider.h>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <iterator>
+#include <string>
 
 namespace sieve_fuzz {
 // Defined (explicitly instantiated) in fuzz_serial.cpp and fuzz_openmp.cpp.
@@ -55,11 +67,38 @@ std::int64_t pickN(FuzzedDataProvider& in) {
 
 constexpr float kThetas[] = {0.05f, 0.25f, 0.5f, 0.75f, 0.999f};
 
+enum class Faces { Both, Serial, OpenMP };
+Faces gFaces = Faces::Both;
+std::int64_t gMaxN = 100000;
+
+[[noreturn]] void badSetting(const char* name, const char* value, const char* rule) {
+  std::fprintf(stderr, "sieve fuzz: %s=%s: %s\n", name, value, rule);
+  std::exit(2);
+}
+
+void readSettings() {
+  if (const char* f = std::getenv("SIEVE_FUZZ_FACES")) {
+    const std::string v = f;
+    if (v == "serial") gFaces = Faces::Serial;
+    else if (v == "openmp") gFaces = Faces::OpenMP;
+    else if (v.empty() || v == "both") gFaces = Faces::Both;
+    else badSetting("SIEVE_FUZZ_FACES", f, "not `both`, `serial` nor `openmp`");
+  }
+  if (const char* m = std::getenv("SIEVE_FUZZ_MAX_N")) {
+    char* end = nullptr;
+    const long long v = std::strtoll(m, &end, 0);
+    if (end == m || *end != '\0' || v < 0 || v > 100000)
+      badSetting("SIEVE_FUZZ_MAX_N", m, "not a sample count in [0, 100000]");
+    gMaxN = v;
+  }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   setenv("OMP_PROC_BIND", "false", 0);
   setenv("OMP_NUM_THREADS", "2", 0);
+  readSettings();
   Kokkos::initialize();
   std::atexit([] { Kokkos::finalize(); });
   return 0;
@@ -67,8 +106,9 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);
-  const bool openmp = in.ConsumeBool();
-  const std::int64_t n = pickN(in);
+  const bool pick = in.ConsumeBool();
+  const bool openmp = gFaces == Faces::Both ? pick : gFaces == Faces::OpenMP;
+  const std::int64_t n = std::min(pickN(in), gMaxN);
   const float theta = kThetas[in.ConsumeIntegralInRange<std::size_t>(0, std::size(kThetas) - 1)];
   if (openmp)
     sieve_fuzz::fuzzOn<Kokkos::OpenMP>(in, n, theta);
