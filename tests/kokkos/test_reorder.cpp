@@ -135,6 +135,47 @@ TEST(KokkosReorderApi, StridedPlaneAndMask) {
   EXPECT_EQ(toHost(mask), host);
 }
 
+TEST(KokkosReorderApi, InterleavedColumnsOfOneTableAreTwoPlanes) {
+  // Columns 0 and 2 of one LayoutRight table share no byte (the overlap rule
+  // compares the bytes elements touch): two planes of one call, moved as the
+  // reference moves them, column 1 between them untouched; and the same
+  // column twice is still refused.
+  const std::int64_t n = 40009;
+  const auto host = makeMask(MaskKind::Random50, n);
+  const auto mask = toDevice(host);
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, TestMem> t("t", n, 3);
+  auto ht = Kokkos::create_mirror_view(t);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (int c = 0; c < 3; ++c) ht(i, c) = static_cast<std::int32_t>(i * 3 + c);
+  Kokkos::deep_copy(t, ht);
+  auto a = Kokkos::subview(t, Kokkos::ALL, 0);
+  auto b = Kokkos::subview(t, Kokkos::ALL, 2);
+  DView<std::int32_t> perm = toDevice(iota(n)), inv = toDevice(iota(n));
+  auto map = filled<std::int32_t>(n, -1);
+  Word count = word(0), span = word(static_cast<std::uint32_t>(n));
+  Bytes scratch("scratch", sieve::reorder_scratch_bytes(n, 4));
+  TestExec exec;
+  EXPECT_THROW(sieve::reorder(exec, mask, perm, inv, map, count, span, Word(), scratch, mask, a, a),
+               std::invalid_argument);
+  sieve::reorder(exec, mask, perm, inv, map, count, span, Word(), scratch, mask, a, b);
+  std::vector<std::int32_t> expectA, expectB;
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::int64_t i = 0; i < n; ++i)
+      if ((host[static_cast<std::size_t>(i)] != 0) == (pass == 0)) {
+        expectA.push_back(static_cast<std::int32_t>(i * 3));
+        expectB.push_back(static_cast<std::int32_t>(i * 3 + 2));
+      }
+  EXPECT_EQ(toHost(a), expectA);
+  EXPECT_EQ(toHost(b), expectB);
+  Kokkos::deep_copy(ht, t);
+  for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(ht(i, 1), static_cast<std::int32_t>(i * 3 + 1));
+  sieve::restore(exec, perm, inv, scratch, mask, a, b);
+  Kokkos::deep_copy(ht, t);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (int c = 0; c < 3; ++c) ASSERT_EQ(ht(i, c), static_cast<std::int32_t>(i * 3 + c));
+  EXPECT_EQ(toHost(mask), host);
+}
+
 TEST(KokkosReorderApi, PermutationLongerThanThePlanes) {
   // perm / inv sized to a capacity above n: reorder and restore both take n
   // from the planes.
