@@ -127,6 +127,21 @@ void record(const Tally& t) {
   ::testing::Test::RecordProperty("false_overlaps", t.falseOverlaps);
 }
 
+/// `pairs` random pairs from pair(g), each checked (check: exact cases must
+/// be decided exactly), stopping at the first fatal failure; the tally,
+/// recorded in the test's log.
+template <class Pair>
+Tally sweep(std::uint64_t seed, int pairs, bool mustBeExact, const Pair& pair) {
+  std::mt19937_64 g(seed);
+  Tally t;
+  for (int it = 0; it < pairs && !::testing::Test::HasFatalFailure(); ++it) {
+    const auto [x, y] = pair(g, it);
+    check(x, y, t, mustBeExact);
+  }
+  record(t);
+  return t;
+}
+
 /// A rank-1 array of random offset, stride, width and extent.
 Arr rank1(std::mt19937_64& g, u maxOffset, u stride) {
   std::uniform_int_distribution<u> off(0, maxOffset), width(1, 9), ext(0, 12);
@@ -139,45 +154,33 @@ Arr rank1(std::mt19937_64& g, u maxOffset, u stride) {
 }
 
 TEST(Overlap, RandomRank1SameStrideIsExact) {
-  std::mt19937_64 g(0x5eed01);
-  Tally t;
-  for (int it = 0; it < 40000; ++it) {
+  const Tally t = sweep(0x5eed01, 40000, true, [&](std::mt19937_64& g, int) {
     const u stride = std::uniform_int_distribution<u>(0, 20)(g);
     const Arr x = rank1(g, 40, stride), y = rank1(g, 40, stride);
-    check(x, y, t, true);
-    if (::testing::Test::HasFatalFailure()) return;
-  }
-  record(t);
+    return std::make_pair(x, y);
+  });
   EXPECT_EQ(t.falseOverlaps, 0);
   EXPECT_GT(t.sharing, t.pairs / 10);
   EXPECT_LT(t.sharing, t.pairs * 9 / 10);
 }
 
 TEST(Overlap, RandomContiguousAgainstStridedIsExact) {
-  std::mt19937_64 g(0x5eed02);
-  Tally t;
-  for (int it = 0; it < 40000; ++it) {
+  const Tally t = sweep(0x5eed02, 40000, true, [&](std::mt19937_64& g, int it) {
     const u stride = std::uniform_int_distribution<u>(0, 24)(g);
     Arr x = rank1(g, 60, stride), y = rank1(g, 60, 0);
     y.step = {y.elem}; // contiguous
     if (it % 2) std::swap(x, y);
-    check(x, y, t, true);
-    if (::testing::Test::HasFatalFailure()) return;
-  }
-  record(t);
+    return std::make_pair(x, y);
+  });
   EXPECT_EQ(t.falseOverlaps, 0);
 }
 
 TEST(Overlap, RandomRank1AnyStridesIsSafe) {
-  std::mt19937_64 g(0x5eed03);
-  Tally t;
   std::uniform_int_distribution<u> stride(0, 24);
-  for (int it = 0; it < 40000; ++it) {
+  const Tally t = sweep(0x5eed03, 40000, false, [&](std::mt19937_64& g, int) {
     const Arr x = rank1(g, 60, stride(g)), y = rank1(g, 60, stride(g));
-    check(x, y, t);
-    if (::testing::Test::HasFatalFailure()) return;
-  }
-  record(t);
+    return std::make_pair(x, y);
+  });
   // The gcd and span tests prove most disjoint pairs disjoint.
   EXPECT_LT(t.falseOverlaps, (t.pairs - t.sharing) / 4) << t.falseOverlaps << " of " << t.pairs;
 }
@@ -195,9 +198,7 @@ Arr subBlock(u rows, u cols, u elem, bool right, u r0, u nr, u c0, u nc) {
 }
 
 TEST(Overlap, RandomSubBlocksOfOneTableAreExact) {
-  std::mt19937_64 g(0x5eed04);
-  Tally t;
-  for (int it = 0; it < 20000; ++it) {
+  const Tally t = sweep(0x5eed04, 20000, true, [&](std::mt19937_64& g, int) {
     const u rows = std::uniform_int_distribution<u>(1, 9)(g);
     const u cols = std::uniform_int_distribution<u>(1, 9)(g);
     const u elem = u(1) << std::uniform_int_distribution<int>(0, 3)(g);
@@ -210,19 +211,15 @@ TEST(Overlap, RandomSubBlocksOfOneTableAreExact) {
       return subBlock(rows, cols, elem, right, r0, nr, c0, nc);
     };
     const Arr x = block(), y = block();
-    check(x, y, t, true);
-    if (::testing::Test::HasFatalFailure()) return;
-  }
-  record(t);
+    return std::make_pair(x, y);
+  });
   EXPECT_EQ(t.falseOverlaps, 0);
 }
 
 TEST(Overlap, RandomRowsAndColumnsOfOneTableAreExact) {
   // A row or a column (rank 1) of a LayoutRight / LayoutLeft table against
   // another row, column or sub-block of it.
-  std::mt19937_64 g(0x5eed05);
-  Tally t;
-  for (int it = 0; it < 20000; ++it) {
+  const Tally t = sweep(0x5eed05, 20000, true, [&](std::mt19937_64& g, int) {
     const u rows = std::uniform_int_distribution<u>(1, 9)(g);
     const u cols = std::uniform_int_distribution<u>(1, 9)(g);
     const u elem = u(1) << std::uniform_int_distribution<int>(0, 3)(g);
@@ -240,19 +237,15 @@ TEST(Overlap, RandomRowsAndColumnsOfOneTableAreExact) {
     };
     const Arr x = line();
     const Arr y = g() % 2 ? line() : subBlock(rows, cols, elem, right, 0, rows, 0, cols);
-    check(x, y, t, true);
-    if (::testing::Test::HasFatalFailure()) return;
-  }
-  record(t);
+    return std::make_pair(x, y);
+  });
   EXPECT_EQ(t.falseOverlaps, 0) << "of " << t.pairs;
 }
 
 TEST(Overlap, RandomRank2And3StridedIsSafe) {
-  std::mt19937_64 g(0x5eed06);
-  Tally t;
   std::uniform_int_distribution<u> ext(0, 5), stride(0, 30), width(1, 8), off(0, 40);
   std::uniform_int_distribution<int> rank(1, 3);
-  for (int it = 0; it < 40000; ++it) {
+  const Tally t = sweep(0x5eed06, 40000, false, [&](std::mt19937_64& g, int) {
     auto any = [&]() {
       Arr a;
       a.offset = off(g);
@@ -264,10 +257,8 @@ TEST(Overlap, RandomRank2And3StridedIsSafe) {
       return a;
     };
     const Arr x = any(), y = any();
-    check(x, y, t);
-    if (::testing::Test::HasFatalFailure()) return;
-  }
-  record(t);
+    return std::make_pair(x, y);
+  });
   EXPECT_GT(t.exact, t.pairs / 4);
 }
 
