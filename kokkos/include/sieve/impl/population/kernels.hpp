@@ -57,8 +57,10 @@ struct PlaceSpawn {
   }
 };
 
-/// One byte written in every 4 KiB page of [data, data + bytes): the pages
-/// are faulted in (first-touch placed) by the threads that run it.
+/// One byte written in every 4 KiB of [data, data + bytes): the pages are
+/// faulted in (first-touch placed) by the threads that run it. 4 KiB is the
+/// smallest page of the hosts Kokkos runs on; a larger page is merely
+/// written more than once.
 struct TouchPages {
   static constexpr std::int64_t kPage = 4096;
   unsigned char* data;
