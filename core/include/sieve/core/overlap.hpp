@@ -47,6 +47,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <string>
 #include <utility>
 
@@ -198,15 +199,6 @@ inline std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { // b > 0
   return a >= 0 ? (a + b - 1) / b : -((-a) / b);
 }
 
-inline std::int64_t gcd(std::int64_t a, std::int64_t b) {
-  while (b != 0) {
-    const std::int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
 /// Whether some k in [kmin, kmax] has k * s in [lo, hi] (s > 0).
 inline bool multipleIn(std::int64_t kmin, std::int64_t kmax, std::int64_t s, std::int64_t lo,
                        std::int64_t hi) {
@@ -251,8 +243,8 @@ inline bool shareBytes(const ArrayBytes& x, const ArrayBytes& y) {
   const std::int64_t D = x.begin >= y.begin ? static_cast<std::int64_t>(x.begin - y.begin)
                                             : -static_cast<std::int64_t>(y.begin - x.begin);
   std::int64_t g = 0; // 2. the gcd of every stride
-  for (std::uint32_t d = 0; d < a.dims; ++d) g = gcd(static_cast<std::int64_t>(a.s[d]), g);
-  for (std::uint32_t d = 0; d < b.dims; ++d) g = gcd(static_cast<std::int64_t>(b.s[d]), g);
+  for (std::uint32_t d = 0; d < a.dims; ++d) g = std::gcd(static_cast<std::int64_t>(a.s[d]), g);
+  for (std::uint32_t d = 0; d < b.dims; ++d) g = std::gcd(static_cast<std::int64_t>(b.s[d]), g);
   if (g > 1) {
     const std::int64_t lo = 1 - static_cast<std::int64_t>(a.width);
     const std::int64_t hi = static_cast<std::int64_t>(b.width) - 1;
