@@ -23,13 +23,14 @@
 # --sanitize: the build (default dir build-asan/) under AddressSanitizer +
 #   UndefinedBehaviorSanitizer (g++; no CUDA, no benchmarks) of the test
 #   binaries CI runs there: host, core, the MPI face on the portable face, the
-#   cross-backend comparison, the native CUDA face on the CPU emulator
+#   cross-backend comparison, the fault suite (under AddressSanitizer alone,
+#   for leaks), the native CUDA face on the CPU emulator
 #   (AddressSanitizer as its memcheck), and the Kokkos API binary on Serial (the
 #   portable face) under AddressSanitizer alone, built from the Kokkos face's
 #   own tests only (the primitive suites reach the sanitizers only through the
 #   cross-backend comparison's inputs, the scans also through the fuzzer:
 #   tests/CMakeLists.txt lists what stays outside); for
-#   `ctest --test-dir build-asan -R '^(host|core|kokkos\.serial|crossbackend|cuda\.emulated|mpi\.serial)'
+#   `ctest --test-dir build-asan -R '^(host|core|kokkos\.serial|crossbackend|cuda\.emulated|faults|mpi\.serial)'
 #   -E 'long$|omp[14]$'` (the emulated suites sample their largest cases there).
 #   (The fuzzer runs the Serial and the OpenMP faces under the same sanitizers.)
 # --fuzz: the differential fuzzer (default dir build-fuzz/): installs clang and

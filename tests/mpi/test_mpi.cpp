@@ -448,6 +448,8 @@ struct Input {
   World w;
   Planes pl;
   DView<std::uint8_t> mask;
+  sieve::mpi::Global g;                          // what the last call returned
+  sieve::mpi::RebalanceWorkspace<TestExec> ws;   // (the cases that give one)
   Input(Scenario s, std::uint64_t seed, double keep)
       : w(makeWorld(s, p, seed, keep)), pl(localPlanes(w, rank)),
         mask(toDevice(slice(w.mask, w.begin(rank), w.sizes[rank]))) {}
@@ -466,6 +468,108 @@ struct Input {
     EXPECT_EQ(wrong, 0) << "rank " << rank << ": a plane changed although the call threw";
   }
 };
+
+// --- faults: an allocation that fails on one rank -------------------------------------------
+
+/// Arms Sieve's allocation point (core/fault.hpp) on this thread: the
+/// allocation after `k` others throws std::bad_alloc; k < 0 counts them.
+struct ArmedHere {
+  explicit ArmedHere(std::int64_t k) {
+    auto& f = sieve::Impl::faultInjection();
+    f.seen.store(0);
+    f.countdown.store(k < 0 ? INT64_MAX : k);
+    f.thread.store(sieve::Impl::faultThreadId());
+    f.armed.store(true);
+  }
+  ~ArmedHere() { sieve::Impl::faultInjection().armed.store(false); }
+  std::int64_t seen() const { return sieve::Impl::faultInjection().seen.load(); }
+};
+
+/// Fails each of Sieve's allocations of `call` on rank `culprit` in turn:
+/// that rank throws std::bad_alloc, every other one std::invalid_argument
+/// naming it, none hangs; `untouched` then holds on every rank, and the
+/// same call on the same inputs succeeds (`done`).
+template <class Make, class Call, class Untouched, class Done>
+void failOnOneRank(const char* name, int culprit, Make make, Call call, Untouched untouched,
+                   Done done) {
+  SCOPED_TRACE(std::string(name) + ", failing on rank " + std::to_string(culprit));
+  const int rank = worldRank();
+  std::int64_t points = 0;
+  {
+    auto in = make();
+    {
+      ArmedHere counting(rank == culprit ? -1 : INT64_MAX);
+      call(in);
+      points = counting.seen();
+    }
+    done(in);
+  }
+  MPI_Bcast(&points, 1, MPI_INT64_T, culprit, MPI_COMM_WORLD);
+  for (std::int64_t k = 0; k < points; ++k) {
+    auto in = make();
+    std::string what = "nothing";
+    {
+      ArmedHere fail(rank == culprit ? k : INT64_MAX);
+      try {
+        call(in);
+      } catch (const std::bad_alloc&) {
+        what = "bad_alloc";
+      } catch (const std::exception& e) {
+        what = e.what();
+      }
+    }
+    if (rank == culprit) {
+      EXPECT_EQ(what, "bad_alloc") << "allocation " << k << " of " << points;
+    } else {
+      EXPECT_NE(what.find("rank " + std::to_string(culprit)), std::string::npos)
+          << "allocation " << k << " of " << points << " failed on rank " << culprit
+          << "; this rank: '" << what << "'";
+    }
+    untouched(in);
+    call(in);
+    done(in);
+  }
+  if (rank == culprit) std::printf("[faults] %s: %lld allocation(s) failed in turn on rank %d\n",
+                                   name, static_cast<long long>(points), culprit);
+}
+
+TEST(MpiFaults, AnAllocationFailingOnOneRankMakesEveryRankThrow) {
+  const TestExec exec;
+  const int p = worldSize();
+  for (const int culprit : {0, p - 1}) {
+    failOnOneRank(
+        "mpi::rebalance", culprit, [] { return Input(Scenario::indivisible, 47, 0.5); },
+        [&](Input& in) {
+          in.g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, in.mask, in.pl.mask, in.pl.id, in.pl.x,
+                                       in.pl.tag, in.pl.pair);
+        },
+        [](Input& in) { in.expectUntouched(); },
+        [&](Input& in) { expectRebalanced(in.w, in.pl, in.g, in.p, in.rank); });
+    failOnOneRank(
+        "mpi::rebalance (a workspace)", culprit,
+        [] {
+          Input in(Scenario::random, 48, 0.4);
+          in.ws = sieve::mpi::RebalanceWorkspace<TestExec>("faults");
+          return in;
+        },
+        [&](Input& in) {
+          in.g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, in.ws, in.mask, in.pl.mask, in.pl.id,
+                                       in.pl.x, in.pl.tag, in.pl.pair);
+        },
+        [](Input& in) { in.expectUntouched(); },
+        [&](Input& in) { expectRebalanced(in.w, in.pl, in.g, in.p, in.rank); });
+    failOnOneRank(
+        "mpi::findall", culprit, [] { return Input(Scenario::random, 49, 0.3); },
+        [&](Input& in) {
+          in.g = sieve::mpi::findall(exec, MPI_COMM_WORLD, in.mask).selected;
+        },
+        [](Input& in) { in.expectUntouched(); },
+        [&](Input& in) {
+          const auto model = survivors(in.w);
+          EXPECT_EQ(in.g.total, static_cast<std::int64_t>(model.size()));
+        });
+  }
+}
 
 TEST(MpiMisuse, OneRankWithAShortPlaneMakesEveryRankThrow) {
   const TestExec exec;

@@ -85,9 +85,9 @@ class ScratchArena {
     }
     // Kokkos aligns an allocation to 64 bytes: take `alignment` more and start
     // the slots at the first multiple of it.
-    s_->data =
-        view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sieve::" + s_->label + "::arena"),
-             total + alignment);
+    s_->data = Impl::allocate<view>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "sieve::" + s_->label + "::arena"),
+        total + alignment);
     const auto at = reinterpret_cast<std::uintptr_t>(s_->data.data());
     s_->base = static_cast<std::size_t>((alignment - at % alignment) % alignment);
     s_->total = total;

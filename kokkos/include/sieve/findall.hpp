@@ -146,8 +146,8 @@ class FindallWorkspace {
                    const Alg& alg = Alg{})
       : plan_(makePlan(exec, n, alg)) {
     const Impl::Names names(label, "sieve::findall");
-    bytes_ = bytes_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("workspace")),
-                        plan_.bytes());
+    bytes_ = Impl::allocate<bytes_view>(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("workspace")), plan_.bytes());
     Impl::keepTeamScratch(exec, names); // GPU spaces: the portable kernels allocate nothing
   }
 
@@ -250,6 +250,9 @@ class FindallWorkspace {
 /// empty count View, or a workspace, result or count sharing a byte with
 /// another array of the call (the bytes their elements touch: two columns
 /// of one LayoutRight View share none and may be given together).
+/// A failed allocation or a throwing predicate (host spaces) leaves the inputs
+/// and a workspace as they were; `into`'s result and count are then unspecified
+/// (docs/conventions.md).
 template <class ExecSpace, class MaskView, class... Args>
 std::enable_if_t<Impl::kIsExec<ExecSpace> && Impl::IsView<MaskView>::value,
                  Impl::Findall::Return<ExecSpace, MaskView, Args...>>

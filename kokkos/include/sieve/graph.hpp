@@ -215,7 +215,8 @@ class Graph {
 
   /// Run the nodes on `exec`, in order: asynchronous on the instance (as the
   /// calls they hold are). The first launch instantiates. Throws
-  /// std::invalid_argument for an empty graph.
+  /// std::invalid_argument for an empty graph; a node that throws (a failed
+  /// allocation) leaves the nodes before it done, each as its call leaves it.
   void launch(const ExecSpace& exec) {
     State& s = *s_;
     if (!s.arena.committed()) instantiate(exec);

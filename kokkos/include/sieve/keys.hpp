@@ -139,6 +139,8 @@ struct SortGroup {};
 /// workspace.check(exec), keys.offset(k), reduce and group. Throws
 /// std::invalid_argument (nothing enqueued) for an empty workspace, an input
 /// of another size, an output too short or overlapping the input.
+/// A failed allocation or a throwing functor (host spaces) leaves the inputs as
+/// they were and the outputs unspecified (docs/conventions.md).
 template <class ExecSpace, class Input, class Output>
 std::enable_if_t<Impl::kIsExec<ExecSpace>, Impl::Keys::DenseResult<ExecSpace, Input>> scatter_dense(
     const ExecSpace& exec, const Input& input, const Output& output) {
@@ -269,6 +271,8 @@ void scatter_dense(const First&, const Rest&...) {
 /// overwrites them); num_elements() is n (with a device count: the capacity;
 /// offset(num_keys()) is the count). Throws std::invalid_argument (nothing
 /// enqueued) for an empty workspace, n above its capacity or a short perm.
+/// A failed allocation or a throwing functor (host spaces) leaves the inputs as
+/// they were and the outputs unspecified (docs/conventions.md).
 template <class ExecSpace, class N, class KeyFn, class Perm>
 std::enable_if_t<Impl::kIsExec<ExecSpace>, Impl::Keys::PermResult<ExecSpace, KeyFn>>
 sort_permutation(const ExecSpace& exec, const N& n, const KeyFn& key_fn, const Perm& perm) {
@@ -378,6 +382,8 @@ void sort_permutation(const First&, const Rest&...) {
 /// than num_keys(), a result sharing a byte with the values or the keys'
 /// offsets, or keys whose asynchronous scatter rejected its input.
 /// (keys::reduce, by contrast, is a per-key survivor filter.)
+/// A failed allocation or a throwing functor (host spaces) leaves the inputs as
+/// they were and the outputs unspecified (docs/conventions.md).
 template <class ExecSpace, class Keys, class Values, class Init, class Op, class Result>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> reduce_by_key(const ExecSpace& exec, const Keys& keys,
                                                          const Values& values, const Init& init,

@@ -198,15 +198,18 @@ class DenseWorkspace {
     chunks_ = sieve::Impl::Keys::countingChunks(elements, keys_, exec.concurrency());
     const sieve::Impl::Names names("", "sieve::keys::DenseWorkspace");
     try {
-      hist_ = words_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("histograms")),
-                         static_cast<std::size_t>(chunks_ * keys_));
-      stats_ = words_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("stats")),
-                          static_cast<std::size_t>(3 * chunks_));
-      offsets_ = words_view(Kokkos::view_alloc(exec, names("offsets")),
-                            static_cast<std::size_t>(keys_ + 1));
-      scan_ = words_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("scan")),
-                         sieve::scan_scratch_size<std::int64_t>(keys_ + 1));
-      status_ = status_view(Kokkos::view_alloc(exec, names("rejected")));
+      hist_ = sieve::Impl::allocate<words_view>(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("histograms")),
+          static_cast<std::size_t>(chunks_ * keys_));
+      stats_ = sieve::Impl::allocate<words_view>(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("stats")),
+          static_cast<std::size_t>(3 * chunks_));
+      offsets_ = sieve::Impl::allocate<words_view>(Kokkos::view_alloc(exec, names("offsets")),
+                                                   static_cast<std::size_t>(keys_ + 1));
+      scan_ = sieve::Impl::allocate<words_view>(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("scan")),
+          sieve::scan_scratch_size<std::int64_t>(keys_ + 1));
+      status_ = sieve::Impl::allocate<status_view>(Kokkos::view_alloc(exec, names("rejected")));
     } catch (const std::bad_alloc& e) {
       tooLarge(fn, e.what());
     } catch (const std::runtime_error& e) {
@@ -254,7 +257,7 @@ class DenseWorkspace {
 
  private:
   [[noreturn]] void tooLarge(const char* fn, const char* what) const {
-    sieve::Impl::Keys::failRangeTooLarge(fn, min_, max_, keys_, what);
+    sieve::Impl::Keys::failRangeTooLarge(fn, min_, max_, keys_, n_, what);
   }
 
   std::int64_t n_ = -1, keys_ = 0, chunks_ = 0;
@@ -328,10 +331,10 @@ class SparseWorkspace {
       Impl::fail(fn, "keys = " + std::to_string(keys) + " is outside [0, " +
                          std::to_string(Impl::Keys::kMaxSparseElements) + "]");
     const Impl::Names names("", fn);
-    kept_->offsets = offsets_view(Kokkos::view_alloc(exec, names("offsets")),
-                                  static_cast<std::size_t>(keys + 1));
-    kept_->keys =
-        keys_view(Kokkos::view_alloc(exec, names("keys")), static_cast<std::size_t>(keys));
+    kept_->offsets = Impl::allocate<offsets_view>(Kokkos::view_alloc(exec, names("offsets")),
+                                                  static_cast<std::size_t>(keys + 1));
+    kept_->keys = Impl::allocate<keys_view>(Kokkos::view_alloc(exec, names("keys")),
+                                            static_cast<std::size_t>(keys));
     Impl::fence(exec, "keys::SparseWorkspace: buffers filled");
   }
 

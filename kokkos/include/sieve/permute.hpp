@@ -77,6 +77,8 @@ namespace keys {
 /// the debug checks on (sieve::set_debug_checks(true) or
 /// SIEVE_DEBUG_CHECKS=1), as that check costs 10 - 30 % of a permute (a
 /// mark per sample, written in random order, and one more pass).
+/// A failed allocation leaves every plane as it was: the planes never fall out
+/// of step (docs/conventions.md).
 template <class ExecSpace, class PermView, class ScratchView, class... Planes>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> permute(const ExecSpace& exec, const PermView& perm,
                                                    const ScratchView& scratch,

@@ -76,6 +76,8 @@ struct PopulationOptions {
 /// reorders moved (else std::invalid_argument), every plane must have n
 /// samples (else std::invalid_argument), and after a restore the index map is
 /// made again from the restored mask, so indices() never names a stale slot.
+/// A call that fails to allocate throws std::bad_alloc and changes nothing
+/// (compact: the old compaction or the new one, whole; docs/conventions.md).
 template <class ExecSpace = Kokkos::DefaultExecutionSpace>
 class Population {
  public:

@@ -35,16 +35,23 @@ std::enable_if_t<Impl::kIsExec<ExecSpace>> reserve(const ExecSpace& exec) {
   const std::int64_t n = 2 * Tuning::Portable::kScanBlock + 33; // two full blocks and a tail
   // Every array twice: contiguous (the native face where there is one) and
   // strided (the portable face on every space).
-  Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Dev> mask2(names("mask"), n, 2);
-  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, Dev> i32(names("int32"), n, 6);
-  Kokkos::View<double**, Kokkos::LayoutRight, Dev> f64(names("double"), n, 2);
-  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Dev> i64(names("int64"), n, 2);
-  Kokkos::View<std::uint8_t*, Dev> mask(names("mask"), n);
-  Kokkos::View<std::int32_t*, Dev> perm(names("perm"), n), inv(names("inv"), n),
-      map(names("map"), n);
-  Kokkos::View<std::uint32_t, Dev> count(names("count")), span(names("span"));
+  auto mask2 =
+      Impl::allocate<Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Dev>>(names("mask"), n, 2);
+  auto i32 =
+      Impl::allocate<Kokkos::View<std::int32_t**, Kokkos::LayoutRight, Dev>>(names("int32"), n, 6);
+  auto f64 =
+      Impl::allocate<Kokkos::View<double**, Kokkos::LayoutRight, Dev>>(names("double"), n, 2);
+  auto i64 =
+      Impl::allocate<Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Dev>>(names("int64"), n, 2);
+  auto mask = Impl::allocate<Kokkos::View<std::uint8_t*, Dev>>(names("mask"), n);
+  auto perm = Impl::allocate<Kokkos::View<std::int32_t*, Dev>>(names("perm"), n);
+  auto inv = Impl::allocate<Kokkos::View<std::int32_t*, Dev>>(names("inv"), n);
+  auto map = Impl::allocate<Kokkos::View<std::int32_t*, Dev>>(names("map"), n);
+  auto count = Impl::allocate<Kokkos::View<std::uint32_t, Dev>>(names("count"));
+  auto span = Impl::allocate<Kokkos::View<std::uint32_t, Dev>>(names("span"));
   Kokkos::View<std::uint32_t, Dev> unconditional;
-  Kokkos::View<unsigned char*, Dev> scratch(names("scratch"), reorder_scratch_bytes(n, 8));
+  auto scratch = Impl::allocate<Kokkos::View<unsigned char*, Dev>>(names("scratch"),
+                                                                   reorder_scratch_bytes(n, 8));
   Trigger<typename ExecSpace::memory_space> trig("reserve", 0.5f);
   const auto all = Kokkos::ALL;
   const auto smask = Kokkos::subview(mask2, all, 0);
@@ -77,7 +84,7 @@ std::enable_if_t<Impl::kIsExec<ExecSpace>> reserve(const ExecSpace& exec) {
   // block sums.
   const auto scans = [&](auto zero, const auto& in, const auto& out) {
     using T = decltype(zero);
-    Kokkos::View<T*, typename ExecSpace::memory_space> sums(
+    auto sums = Impl::allocate<Kokkos::View<T*, typename ExecSpace::memory_space>>(
         Kokkos::view_alloc(exec, names("block_sums")), scan_scratch_size<T>(Impl::extent64(in)));
     inclusive_scan(names.prefix, exec, in, out, sums);
     exclusive_scan(names.prefix, exec, in, out, zero, sums);

@@ -46,6 +46,8 @@ namespace sieve {
 /// asynchronous otherwise.
 /// Throws std::invalid_argument (nothing enqueued) for mismatched extents, a
 /// short or strided scratch, an empty total, or overlapping arrays.
+/// A failed allocation (without scratch) or a throwing operator (host spaces)
+/// leaves `in` as it was and `out` unspecified (docs/conventions.md).
 template <class ExecSpace, class InView, class OutView, class... Args>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> inclusive_scan(const ExecSpace& exec, const InView& in,
                                                           const OutView& out, const Args&... args) {

@@ -44,12 +44,12 @@ class Scanner {
     s.label = label;
     s.op = op;
     s.init = init;
-    s.in = view(pre + "inputs", n);
-    s.out = view(pre + "results", n);
-    s.sums = view(pre + "block_sums", scan_scratch_size<T>(n));
-    s.total = Kokkos::View<T, memory_space>(pre + "total");
-    s.hin = Kokkos::create_mirror_view(s.in);
-    s.hout = Kokkos::create_mirror_view(s.out);
+    s.in = Impl::allocate<view>(pre + "inputs", n);
+    s.out = Impl::allocate<view>(pre + "results", n);
+    s.sums = Impl::allocate<view>(pre + "block_sums", scan_scratch_size<T>(n));
+    s.total = Impl::allocate<Kokkos::View<T, memory_space>>(pre + "total");
+    s.hin = Impl::hostMirror(s.in);
+    s.hout = Impl::hostMirror(s.out);
   }
 
   std::int64_t size() const { return static_cast<std::int64_t>(s_->in.extent(0)); }

@@ -45,8 +45,9 @@ struct Trigger : Impl::TriggerTag {
   /// `span` before the first compaction (e.g. Kokkos::deep_copy(exec, t.span, n)).
   /// Throws std::invalid_argument for theta outside (0, 1).
   explicit Trigger(const std::string& label, float theta_ = 0.5f)
-      : live32("sieve::" + label + "::live32"), span("sieve::" + label + "::span"),
-        fire("sieve::" + label + "::fire"), theta(theta_) {
+      : live32(Impl::allocate<word_view>("sieve::" + label + "::live32")),
+        span(Impl::allocate<word_view>("sieve::" + label + "::span")),
+        fire(Impl::allocate<word_view>("sieve::" + label + "::fire")), theta(theta_) {
     if (!(theta > 0.0f && theta < 1.0f))
       Impl::fail("sieve::Trigger", "theta = " + std::to_string(theta) + " is outside (0, 1)");
   }

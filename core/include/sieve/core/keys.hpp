@@ -103,11 +103,20 @@ inline void checkKeysInRange(const char* fn, std::int64_t outside, const std::st
                  "; nothing was written");
 }
 
-/// A dense key range whose histograms could not be allocated (`what`: the
-/// allocator's message) is an argument error, not a bare allocation failure.
+/// Whether the range is to blame when a dense key range's histograms cannot
+/// be allocated: more keys than elements, and over 2^20 of them (a range of
+/// mostly empty keys). Otherwise the memory is, and the failure stays one.
+inline bool rangeExplainsAllocationFailure(std::int64_t keys, std::int64_t elements) {
+  return keys > elements && keys > (std::int64_t(1) << 20);
+}
+
+/// Called from the handler of a failed allocation of a dense key range's
+/// histograms (`what`: the allocator's message): a range to blame is an
+/// argument error; otherwise the allocation failure is rethrown as it is.
 template <class K>
 [[noreturn]] void failRangeTooLarge(const char* fn, K min, K max, std::int64_t keys,
-                                    const char* what) {
+                                    std::int64_t elements, const char* what) {
+  if (!rangeExplainsAllocationFailure(keys, elements)) throw;
   fail(fn, "the key range [" + std::to_string(min) + ", " + std::to_string(max) + "] of " +
                std::to_string(keys) +
                " keys is too large: its histograms could not be allocated (" + what +

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <sieve/config.hpp>
+#include <sieve/core/fault.hpp>
 #include <sieve/core/rules.hpp>
 #include <sieve/core/types.hpp>
 #include <sieve/core/validate.hpp>
@@ -185,6 +186,24 @@ inline std::int64_t grownCapacity(std::int64_t old, std::int64_t need, std::int6
   std::int64_t cap = old + old / 2;
   if (cap > most) cap = most;
   return cap < need ? need : cap;
+}
+
+/// A View of Sieve's own: every allocation of the Kokkos face goes through
+/// here (`V(alloc, extents...)` after the allocation point, core/fault.hpp).
+template <class V, class Alloc, class... Extents>
+V allocate(const Alloc& alloc, const Extents&... extents) {
+  allocationPoint();
+  const OneAllocationPoint one;
+  return V(alloc, extents...);
+}
+
+/// A host mirror of a View of Sieve's own making (an allocation on device
+/// spaces; the View itself on host ones): one allocation point, as allocate.
+template <class V>
+auto hostMirror(const V& v) {
+  allocationPoint();
+  const OneAllocationPoint one;
+  return Kokkos::create_mirror_view(v);
 }
 
 template <class V>

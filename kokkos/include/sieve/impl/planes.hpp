@@ -211,7 +211,7 @@ struct PlaneSet {
 /// The trigger's record of what its reorders moved (trigger.hpp): `check`
 /// throws when perm, inv, n or the plane set (in any order) differ from what
 /// the reorders through it moved since its last restore; `remember` records
-/// them; `forget` (a restore) clears the record. Empty batches are not
+/// them (made by `pending` before the reorder); `forget` (a restore) clears the record. Empty batches are not
 /// recorded (their Views have no address).
 struct Record {
   template <class Trig, class Perm, class Inv, class... Planes>
@@ -234,17 +234,28 @@ struct Record {
                    "reorder and the restore must move the same perm, inv and planes, or a plane "
                    "left out falls out of step with the others (sample ids lost)");
   }
-  template <class Trig, class Perm, class Inv, class... Planes>
-  static void remember(const Trig& t, std::int64_t n, const Perm& perm, const Inv& inv,
-                       const Planes&... planes) {
-    if (!t.record || n == 0) return;
+  /// What a reorder will record, made before it moves anything (the
+  /// record's one allocation): remember() then cannot fail after the move.
+  struct Pending {
+    std::int64_t n = 0;
+    const void* perm = nullptr;
+    const void* inv = nullptr;
+    std::vector<PlaneRecord::Plane> planes;
+  };
+  template <class Perm, class Inv, class... Planes>
+  static Pending pending(std::int64_t n, const Perm& perm, const Inv& inv, const Planes&... planes) {
+    return Pending{n, perm.data(), inv.data(), list(planes...)};
+  }
+  template <class Trig>
+  static void remember(const Trig& t, Pending&& p) noexcept {
+    if (!t.record || p.n == 0) return;
     PlaneRecord& r = *t.record;
     const std::lock_guard<std::mutex> lock(r.m);
+    r.planes = std::move(p.planes);
     r.set = true;
-    r.n = n;
-    r.perm = perm.data();
-    r.inv = inv.data();
-    r.planes = list(planes...);
+    r.n = p.n;
+    r.perm = p.perm;
+    r.inv = p.inv;
   }
   template <class Trig>
   static void forget(const Trig& t) {

@@ -246,7 +246,7 @@ void scanDispatch(const Names& names, const Exec& exec, const In& in, const Out&
     run(scratch.data(), extent64(scratch));
   } else {
     const std::int64_t need = scanScratchElems(n);
-    Kokkos::View<T*, typename Exec::memory_space> own(
+    auto own = allocate<Kokkos::View<T*, typename Exec::memory_space>>(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("block_sums")),
         static_cast<std::size_t>(need));
     run(own.data(), need);
@@ -290,7 +290,7 @@ auto scanFenced(const Names& names, const In& in, const Out& out, const Args&...
   if constexpr (IsView<In>::value && IsView<Out>::value && !std::is_void_v<T>) {
     using Exec = typename In::execution_space;
     const Exec exec{};
-    Kokkos::View<T, typename Exec::memory_space> total(names("total"));
+    auto total = allocate<Kokkos::View<T, typename Exec::memory_space>>(names("total"));
     scanEntry<Inclusive>(names, exec, in, out, args..., total);
     fence(exec, std::string(Inclusive ? "inclusive_scan" : "exclusive_scan") +
                     ": the call without an instance");

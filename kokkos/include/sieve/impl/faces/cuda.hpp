@@ -103,7 +103,7 @@ struct Faces<Face::Cuda> {
   static std::array<std::int64_t, 2> withStatus(const Kokkos::Cuda& exec, const Names& names,
                                                 const char* call, const char* label,
                                                 const Enqueue& enqueue) {
-    Kokkos::View<std::int64_t*, Kokkos::CudaSpace> status(
+    auto status = allocate<Kokkos::View<std::int64_t*, Kokkos::CudaSpace>>(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(label)), 2);
     {
       const CudaDeviceGuard device(exec.cuda_device());
@@ -160,7 +160,7 @@ struct Faces<Face::Cuda> {
                                          std::int64_t buckets, Rec* out, std::int64_t* offsets) {
     const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
     const std::size_t bytes = cuda::DenseScatter::scratchBytes(n, buckets, sizeof(Rec));
-    Kokkos::View<unsigned char*, Kokkos::CudaSpace> scratch(
+    auto scratch = allocate<Kokkos::View<unsigned char*, Kokkos::CudaSpace>>(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("dense_scratch")), bytes);
     const auto words =
         withStatus(exec, names, "keys::scatter_dense", "dense_status", [&](std::int64_t* status) {

@@ -412,7 +412,7 @@ typename C::type runCall(const Names& names, const Exec& exec, const Plan& plan,
   Kokkos::View<unsigned char*, Mem> ownBytes;
   void* base = nullptr;
   if constexpr (C::wsAt < 0) {
-    ownBytes = Kokkos::View<unsigned char*, Mem>(
+    ownBytes = allocate<Kokkos::View<unsigned char*, Mem>>(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("workspace")), plan.bytes());
     base = static_cast<void*>(ownBytes.data());
   } else {
@@ -456,7 +456,7 @@ typename C::type runCall(const Names& names, const Exec& exec, const Plan& plan,
         result = keptResult<typename C::Result>(exec, names, *ws->kept(), count, n, arrays.data(),
                                                 inputs);
       } else {
-        result = typename C::Result(
+        result = allocate<typename C::Result>(
             Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("result")),
             static_cast<std::size_t>(count));
         adviseHugePages(result);

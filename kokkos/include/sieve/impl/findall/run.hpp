@@ -296,9 +296,9 @@ R keptResult(const Exec& exec, const Names& names, KeptResult& kept, i64 count, 
   }
   if (!fits) {
     const i64 cap = grownCapacity(static_cast<i64>(kept.capacity), count, n);
-    auto fresh =
-        std::make_shared<R>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("result")),
-                            static_cast<std::size_t>(cap));
+    auto fresh = std::make_shared<R>(
+        allocate<R>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("result")),
+                    static_cast<std::size_t>(cap)));
     adviseHugePages(*fresh);
     kept.view = fresh;
     kept.type = tag;

@@ -42,7 +42,7 @@ KOKKOS_INLINE_FUNCTION i64 liveCount(const i64* live, i64 cap) {
 /// Copy a small device View to the host.
 template <class V>
 auto toHost(const V& v) {
-  auto h = Kokkos::create_mirror_view(v);
+  auto h = sieve::Impl::hostMirror(v);
   Kokkos::deep_copy(h, v);
   return h;
 }
@@ -104,14 +104,14 @@ class CountingSort {
   void allocate() {
     if (allocated_) return;
     const std::size_t words = static_cast<std::size_t>(C_ * K_);
-    hist_ = I64View<Exec>(
+    hist_ = sieve::Impl::allocate<I64View<Exec>>(
         Kokkos::view_alloc(exec_, Kokkos::WithoutInitializing, names_("chunk_histograms")), words);
     if constexpr (kExact)
-      ends_ = I64View<Exec>(
+      ends_ = sieve::Impl::allocate<I64View<Exec>>(
           Kokkos::view_alloc(exec_, Kokkos::WithoutInitializing, names_("chunk_slot_ends")), words);
-    stats_ =
-        I64View<Exec>(Kokkos::view_alloc(exec_, Kokkos::WithoutInitializing, names_("chunk_stats")),
-                      static_cast<std::size_t>(3 * C_));
+    stats_ = sieve::Impl::allocate<I64View<Exec>>(
+        Kokkos::view_alloc(exec_, Kokkos::WithoutInitializing, names_("chunk_stats")),
+        static_cast<std::size_t>(3 * C_));
     allocated_ = true;
   }
 

@@ -34,7 +34,8 @@ Result scatterDense(const sieve::Impl::Names& names, const Exec& exec, const In&
     // The range first (its own region: the face of the scatter depends on it).
     const sieve::Impl::CallRegion rangeRegion(names.prefix + ":key_range[portable]");
     const KeyExtent<Key> e = keyExtent(exec, names, src);
-    if (!e.any) return Result(I64View<Exec>(names("offsets"), 1), 0, 0, Key{}, Key{});
+    if (!e.any)
+      return Result(sieve::Impl::allocate<I64View<Exec>>(names("offsets"), 1), 0, 0, Key{}, Key{});
     minKey = e.min;
     maxKey = e.max;
   }
@@ -51,12 +52,13 @@ Result scatterDense(const sieve::Impl::Names& names, const Exec& exec, const In&
   // not fit in memory: an argument error, not a bare allocation failure.
   const auto allocOffsets = [&] {
     try {
-      return I64View<Exec>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("offsets")),
-                           static_cast<std::size_t>(K + 1));
+      return sieve::Impl::allocate<I64View<Exec>>(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("offsets")),
+          static_cast<std::size_t>(K + 1));
     } catch (const std::bad_alloc& e) {
-      failRangeTooLarge(fn, minKey, maxKey, K, e.what());
+      failRangeTooLarge(fn, minKey, maxKey, K, src.records(), e.what());
     } catch (const std::runtime_error& e) {
-      failRangeTooLarge(fn, minKey, maxKey, K, e.what());
+      failRangeTooLarge(fn, minKey, maxKey, K, src.records(), e.what());
     }
   };
   if (native) {
@@ -71,9 +73,9 @@ Result scatterDense(const sieve::Impl::Names& names, const Exec& exec, const In&
   try {
     sort.allocate();
   } catch (const std::bad_alloc& e) {
-    failRangeTooLarge(fn, minKey, maxKey, K, e.what());
+    failRangeTooLarge(fn, minKey, maxKey, K, src.records(), e.what());
   } catch (const std::runtime_error& e) {
-    failRangeTooLarge(fn, minKey, maxKey, K, e.what());
+    failRangeTooLarge(fn, minKey, maxKey, K, src.records(), e.what());
   }
   const I64View<Exec> offsets = allocOffsets();
   const auto stats = sort.histogram();

@@ -88,10 +88,12 @@ void foldByKey(const sieve::Impl::Names& names, const Exec& exec, const Offsets&
   // Big keys need more than kFoldBigKey elements: none when N is smaller.
   if (N <= big) return;
   const i64 pieces = foldPieces(N);
-  Kokkos::View<T*, Mem> first(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("first")),
-                              static_cast<std::size_t>(pieces));
-  Kokkos::View<T*, Mem> last(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("last")),
-                             static_cast<std::size_t>(pieces));
+  auto first = sieve::Impl::allocate<Kokkos::View<T*, Mem>>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("first")),
+      static_cast<std::size_t>(pieces));
+  auto last = sieve::Impl::allocate<Kokkos::View<T*, Mem>>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("last")),
+      static_cast<std::size_t>(pieces));
   Kokkos::parallel_for(
       names("big_pieces"), Range<Exec>(exec, 0, pieces), KOKKOS_LAMBDA(const i64 b) {
         i64 s = 0, e = 0;

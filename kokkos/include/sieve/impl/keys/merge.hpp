@@ -53,7 +53,7 @@ V mergeSort(const Exec& exec, const sieve::Impl::Names& names, V a, V b, i64 n, 
             i64* unordered = nullptr) {
   if (unordered) *unordered = 0;
   if (n <= 1) return a;
-  Kokkos::View<i64, typename Exec::memory_space> errors(
+  auto errors = sieve::Impl::allocate<Kokkos::View<i64, typename Exec::memory_space>>(
       Kokkos::view_alloc(exec, names("merge_errors")));
   Kokkos::parallel_for(
       names("sort_runs"), Range<Exec>(exec, 0, (n + kRun - 1) / kRun), KOKKOS_LAMBDA(const i64 r) {

@@ -59,14 +59,15 @@ KeyExtent<typename S::key_type> keyExtent(const Exec& exec, const sieve::Impl::N
   using Mem = typename Exec::memory_space;
   const i64 R = src.records();
   const i64 C = countingChunks(R, 1, exec.concurrency());
-  Kokkos::View<Key*, Mem> mins(
+  auto mins = sieve::Impl::allocate<Kokkos::View<Key*, Mem>>(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_min")),
       static_cast<std::size_t>(C));
-  Kokkos::View<Key*, Mem> maxs(
+  auto maxs = sieve::Impl::allocate<Kokkos::View<Key*, Mem>>(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_max")),
       static_cast<std::size_t>(C));
-  I64View<Exec> counts(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_count")),
-                       static_cast<std::size_t>(C));
+  I64View<Exec> counts = sieve::Impl::allocate<I64View<Exec>>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_count")),
+      static_cast<std::size_t>(C));
   Kokkos::parallel_for(
       names("key_extent"), Range<Exec>(exec, 0, C), KOKKOS_LAMBDA(const i64 c) {
         Key lo{}, hi{};

@@ -126,8 +126,10 @@ Kokkos::View<Seg<typename Out::non_const_value_type>*, typename Exec::memory_spa
   using V = Kokkos::View<Seg<E>*, typename Exec::memory_space>;
   const i64 K = keys.num_keys(), n = keys.num_elements();
   const auto offsets = keys.offsets();
-  V a(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_a")), n);
-  V b(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_b")), n);
+  V a = sieve::Impl::allocate<V>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_a")), n);
+  V b = sieve::Impl::allocate<V>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_b")), n);
   Kokkos::parallel_for(
       names("sort_fill"), Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(const i64 p) {
         a(p).seg = upperBound(offsets, 0, K + 1, p) - 1;
@@ -198,13 +200,15 @@ Result reduce(const sieve::Impl::Names& names, const Exec& exec, const Keys& key
   const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
   const i64 K = keys.num_keys(), n = keys.num_elements();
   const auto offsets = keys.offsets();
-  I64View<Exec> counts(Kokkos::view_alloc(exec, names("offsets")), static_cast<std::size_t>(K + 1));
+  I64View<Exec> counts = sieve::Impl::allocate<I64View<Exec>>(
+      Kokkos::view_alloc(exec, names("offsets")), static_cast<std::size_t>(K + 1));
   const void* source = static_cast<const void*>(offsets.data());
   if constexpr (IsSortUnique<F>::value) {
     checkScannedElements(fn, keys);
     if (n > 0) {
-      I64View<Exec> s(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("run_starts")),
-                      static_cast<std::size_t>(n + 1));
+      I64View<Exec> s = sieve::Impl::allocate<I64View<Exec>>(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("run_starts")),
+          static_cast<std::size_t>(n + 1));
       const auto r = sortedRuns(names, exec, keys, output, s);
       scanInPlace(exec, names, s);
       // Survivors (run starts) to the front of their key, in order; the
@@ -255,11 +259,12 @@ Result finishGroups(const sieve::Impl::Names& names, const Exec& exec, const Key
   const auto offsets = keys.offsets();
   scanInPlace(exec, names, s);
   const i64 G = readWord(s, n);
-  I64View<Exec> groups(
+  I64View<Exec> groups = sieve::Impl::allocate<I64View<Exec>>(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("group_offsets")),
       static_cast<std::size_t>(G + 1));
-  I64View<Exec> perKey(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("offsets")),
-                       static_cast<std::size_t>(K + 1));
+  I64View<Exec> perKey = sieve::Impl::allocate<I64View<Exec>>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("offsets")),
+      static_cast<std::size_t>(K + 1));
   Kokkos::parallel_for(
       names("group_offsets"), Range<Exec>(exec, 0, n + 1), KOKKOS_LAMBDA(const i64 p) {
         if (p == n) groups(G) = n;
@@ -286,7 +291,8 @@ Result group(const sieve::Impl::Names& names, const Exec& exec, const Keys& keys
   const sieve::Impl::CallRegion region(names, sieve::Impl::Face::Portable);
   const i64 K = keys.num_keys(), n = keys.num_elements();
   const auto offsets = keys.offsets();
-  I64View<Exec> s(Kokkos::view_alloc(exec, names("group_starts")), static_cast<std::size_t>(n + 1));
+  I64View<Exec> s = sieve::Impl::allocate<I64View<Exec>>(
+      Kokkos::view_alloc(exec, names("group_starts")), static_cast<std::size_t>(n + 1));
   if constexpr (IsSortGroup<F>::value) {
     if (n > 0) {
       const auto r = sortedRuns(names, exec, keys, output, s);

@@ -368,7 +368,7 @@ template <class V>
 void ensure(V& v, std::size_t n, const std::string& label) {
   if (v.extent(0) >= n && v.data() != nullptr) return;
   v = V();
-  v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+  v = sieve::Impl::allocate<V>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
 }
 
 /// Copy a plan's blocks into `d` (grown to hold them), on `exec`.
@@ -376,7 +376,7 @@ template <class Exec, class D>
 void uploadBlocks(const Exec& exec, D& d, const std::string& label,
                   const std::vector<sieve::Impl::ExchangeBlock>& blocks) {
   ensure(d, std::max<std::size_t>(blocks.size(), 1), label);
-  auto h = Kokkos::create_mirror_view(d);
+  auto h = sieve::Impl::hostMirror(d);
   for (std::size_t i = 0; i < blocks.size(); ++i) h(i) = blocks[i];
   Kokkos::deep_copy(exec, d, h);
   exec.fence(); // h may be a temporary host copy

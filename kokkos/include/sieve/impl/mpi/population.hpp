@@ -109,7 +109,8 @@ struct PopulationCalls {
           planes.views);
       ensure(ws.map, static_cast<std::size_t>(s.n), wsNames("index_map"));
       ensure(ws.scratch, sieve::compact_scratch_bytes(s.n), wsNames("scratch"));
-      if (ws.count.data() == nullptr) ws.count = decltype(ws.count)(wsNames("count"));
+      if (ws.count.data() == nullptr)
+        ws.count = sieve::Impl::allocate<decltype(ws.count)>(wsNames("count"));
       // The survivors in sample-id order, each sample id then mapped back to
       // its slot.
       if (!s.permIdentity)

@@ -90,8 +90,8 @@ template <class V>
 V grownPlane(const V& v, std::int64_t n) {
   const auto alloc = Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label());
   if constexpr (V::rank == 2 && V::rank_dynamic == 2)
-    return V(alloc, static_cast<std::size_t>(n), v.extent(1));
-  else return V(alloc, static_cast<std::size_t>(n));
+    return sieve::Impl::allocate<V>(alloc, static_cast<std::size_t>(n), v.extent(1));
+  else return sieve::Impl::allocate<V>(alloc, static_cast<std::size_t>(n));
 }
 
 template <class Tuple, class F, std::size_t... J>
@@ -357,7 +357,8 @@ Global rebalanceFree(const std::string& label, const Exec& exec, MPI_Comm comm,
     sieve::Impl::checkSamples(fn, n, "mask.extent(0)");
     ensure(ws.map, static_cast<std::size_t>(n), wsNames("index_map"));
     ensure(ws.scratch, sieve::compact_scratch_bytes(n), wsNames("scratch"));
-    if (ws.count.data() == nullptr) ws.count = decltype(ws.count)(wsNames("count"));
+    if (ws.count.data() == nullptr)
+      ws.count = sieve::Impl::allocate<decltype(ws.count)>(wsNames("count"));
     sieve::compact(label, exec, mask, polarity, ws.map, ws.count, ws.scratch);
     std::uint32_t c = 0;
     Kokkos::deep_copy(c, ws.count); // fences

@@ -133,14 +133,19 @@ void body(const char* fn, const Names& names, const Exec& exec, const Perm& perm
     // scratch), the check that no entry repeats (debug checks) before it.
     const bool once = debugChecksOn();
     if (once || rows.empty()) checkPerm(fn, names, exec, perm, n, seen);
+    // The kernels' labels, made before the first plane moves: nothing is
+    // allocated between two planes' moves (a failure there would leave the
+    // planes out of step).
+    const std::string first = names(Gather ? "gather" : "stage");
+    const std::string second = names(Gather ? "copy_back" : "scatter");
     for (std::size_t k = 0; k < rows.size(); ++k) {
       withRow(rows[k], [&](auto tag, auto kk) {
         using W = typename decltype(tag)::type;
         constexpr int K = decltype(kk)::value;
         const bool check = k == 0 && !once;
-        const i64 bad = stageRows<W, K, Gather>(exec, names, rows[k], stage, perm, n, check);
+        const i64 bad = stageRows<W, K, Gather>(exec, first, rows[k], stage, perm, n, check);
         if (bad < n) failRange(fn, perm, bad, n);
-        placeRows<W, K, Gather>(exec, names, rows[k], stage, perm, n);
+        placeRows<W, K, Gather>(exec, second, rows[k], stage, perm, n);
       });
     }
   });

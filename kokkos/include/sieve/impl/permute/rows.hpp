@@ -135,18 +135,17 @@ i64 moveRows(const Exec& exec, const std::string& label, i64 n, const Perm& perm
 /// it also checks the range of perm on the way (it writes only the
 /// scratch): the smallest index of an entry outside [0, n), n: none.
 template <class W, int K, bool Gather, class Exec, class Perm>
-i64 stageRows(const Exec& exec, const Names& names, const Rows& r, unsigned char* stage,
+i64 stageRows(const Exec& exec, const std::string& label, const Rows& r, unsigned char* stage,
               const Perm& perm, i64 n, bool check) {
-  return moveRows < W, K,
-         Gather ? 1
-                : 0 > (exec, names(Gather ? "gather" : "stage"), n, perm, r.data, r.stride, stage,
-                       static_cast<i64>(r.row), static_cast<int>(r.row / sizeof(W)), check);
+  return moveRows<W, K, Gather ? 1 : 0>(exec, label, n, perm, r.data, r.stride, stage,
+                                        static_cast<i64>(r.row), static_cast<int>(r.row / sizeof(W)),
+                                        check);
 }
 
 /// The second pass: the staging rows back into the plane, in order (gather)
 /// or to perm[j] (scatter).
 template <class W, int K, bool Gather, class Exec, class Perm>
-void placeRows(const Exec& exec, const Names& names, const Rows& r, unsigned char* stage,
+void placeRows(const Exec& exec, const std::string& label, const Rows& r, unsigned char* stage,
                const Perm& perm, i64 n) {
   const i64 rowStage = static_cast<i64>(r.row);
   if (Gather && r.stride == rowStage) {
@@ -157,7 +156,7 @@ void placeRows(const Exec& exec, const Names& names, const Rows& r, unsigned cha
     Kokkos::deep_copy(exec, Bytes(r.data, len), Bytes(stage, len));
     return;
   }
-  moveRows<W, K, Gather ? 0 : 2>(exec, names(Gather ? "copy_back" : "scatter"), n, perm, stage,
+  moveRows<W, K, Gather ? 0 : 2>(exec, label, n, perm, stage,
                                  rowStage, r.data, r.stride, static_cast<int>(r.row / sizeof(W)),
                                  false);
 }

@@ -72,12 +72,13 @@ struct PopulationState {
     s.n = n;
     s.trigger = Trigger<memory_space>(label, theta);
     const std::string pre = "sieve::" + label + "::";
-    s.map = index_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, pre + "index_map"), n);
-    s.perm = index_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, pre + "perm"), n);
-    s.inv = index_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, pre + "inv"), n);
-    s.count = count_view(pre + "count");
-    s.spawnK = count_view(pre + "spawn_k");
-    s.spawned = count_view(pre + "spawned");
+    s.map =
+        allocate<index_view>(Kokkos::view_alloc(Kokkos::WithoutInitializing, pre + "index_map"), n);
+    s.perm = allocate<index_view>(Kokkos::view_alloc(Kokkos::WithoutInitializing, pre + "perm"), n);
+    s.inv = allocate<index_view>(Kokkos::view_alloc(Kokkos::WithoutInitializing, pre + "inv"), n);
+    s.count = allocate<count_view>(pre + "count");
+    s.spawnK = allocate<count_view>(pre + "spawn_k");
+    s.spawned = allocate<count_view>(pre + "spawned");
     if (maxElemBytes != 0) {
       growScratch(s, maxElemBytes);
       touchScratch(s, exec);
@@ -92,9 +93,12 @@ struct PopulationState {
   template <class Scratch, class MaskView>
   static void compactWith(PopulationState& s, const ExecSpace& exec, const Scratch& scratch,
                           const MaskView& mask, MaskPolarity polarity) {
+    // The mask's handle is made first: once the compaction ran, nothing
+    // may fail before the population remembers which mask it compacted.
+    auto owner = std::make_shared<const MaskView>(mask);
     compactEntry(Names(s.label, "sieve::compact"), exec, bytesOf(mask), polarity, s.map, s.count,
                  scratch, s.trigger);
-    remember(s, mask, polarity);
+    remember(s, mask, polarity, std::move(owner));
     s.spawnedSinceCompact = false;
   }
   template <class Scratch, class Set>
@@ -282,9 +286,10 @@ struct PopulationState {
   /// alias of its bytes, and a copy of the caller's handle, so that the bytes
   /// outlive the caller's View (a restore compacts them again).
   template <class MaskView>
-  static void remember(PopulationState& s, const MaskView& mask, MaskPolarity polarity) {
+  static void remember(PopulationState& s, const MaskView& mask, MaskPolarity polarity,
+                       std::shared_ptr<const MaskView> owner) noexcept {
     s.mask = bytesOf(mask);
-    s.maskOwner = std::make_shared<const MaskView>(mask);
+    s.maskOwner = std::move(owner);
     s.maskWritable = !std::is_const_v<typename MaskView::value_type>;
     s.polarity = polarity;
   }
@@ -314,7 +319,7 @@ struct PopulationState {
     if (s.scratch.data() != nullptr && elem <= s.scratchElem) return;
     const std::uint32_t e = elem > s.scratchElem ? elem : s.scratchElem;
     s.scratch = scratch_view();
-    s.scratch = scratch_view(
+    s.scratch = allocate<scratch_view>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "sieve::" + s.label + "::scratch"),
         scratchBytes(s.n, e));
     s.scratchElem = e;

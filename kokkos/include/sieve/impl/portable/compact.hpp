@@ -102,6 +102,10 @@ void compact(const Exec& exec, const std::string& label, const MaskView& mask, s
              i64 n) {
   const bool hasTrig = trig != nullptr;
   const ReorderTrigger t = hasTrig ? *trig : ReorderTrigger{};
+  // Every kernel's label first: nothing is allocated once a kernel wrote
+  // (a failure between two kernels would leave the count and the map apart).
+  const std::string countLabel = label + "::count", writeLabel = label + "::write",
+                    offsetsLabel = label + "::offsets";
   if (n == 0) {
     Kokkos::parallel_for(
         label + "::empty", Range<Exec>(exec, 0, 1), KOKKOS_LAMBDA(i64) {
@@ -120,7 +124,7 @@ void compact(const Exec& exec, const std::string& label, const MaskView& mask, s
     // per 32 samples); the write pass reads only the bits.
     std::uint32_t* bits = carve<std::uint32_t>(scratch, CompactLayout::sequentialBits(n));
     const std::uint8_t* maskBytes = contiguousBytes(mask);
-    runOnce(exec, label + "::count", [=]() {
+    runOnce(exec, countLabel, [=]() {
       std::uint32_t kept = 0, live = 0;
       for (i64 g = 0; g < ngroups; ++g) {
         const std::uint32_t b = hostKeepBits(mask, maskBytes, g * 32, n, flags);
@@ -134,7 +138,7 @@ void compact(const Exec& exec, const std::string& label, const MaskView& mask, s
         *t.fire = triggerFires(kept, live, *t.span, t.theta);
       }
     });
-    runOnce(exec, label + "::write", [=]() {
+    runOnce(exec, writeLabel, [=]() {
       i64 pos = 0;
       for (i64 g = 0; g < ngroups; ++g) {
         const std::uint32_t b = bits[g];
@@ -162,7 +166,7 @@ void compact(const Exec& exec, const std::string& label, const MaskView& mask, s
 
   // kept in the low word, live groups in the high word
   tileCount<std::uint64_t>(
-      exec, label + "::count", shape,
+      exec, countLabel, shape,
       KOKKOS_LAMBDA(const i64 g) {
         const std::uint32_t bits = groupKeepBits(MaskAt{mask}, g * 32, n, flags);
         if (gbits != nullptr) gbits[g] = bits;
@@ -175,7 +179,7 @@ void compact(const Exec& exec, const std::string& label, const MaskView& mask, s
       });
 
   Kokkos::parallel_scan(
-      label + "::offsets", Range<Exec>(exec, 0, ntiles),
+      offsetsLabel, Range<Exec>(exec, 0, ntiles),
       KOKKOS_LAMBDA(const i64 k, std::uint64_t& upd, const bool final) {
         // kept in the low word, live groups in the high word (no carry: the
         // kept total is below 2^31)
@@ -200,7 +204,7 @@ void compact(const Exec& exec, const std::string& label, const MaskView& mask, s
     return gbits != nullptr ? gbits[g] : groupKeepBits(MaskAt{mask}, g * 32, n, flags);
   };
   tileWrite(
-      exec, label + "::write", shape, KOKKOS_LAMBDA(const int k) { return tileOff[k]; },
+      exec, writeLabel, shape, KOKKOS_LAMBDA(const int k) { return tileOff[k]; },
       KOKKOS_LAMBDA(const i64 g) { return static_cast<std::uint32_t>(popcount32(groupBits(g))); },
       KOKKOS_LAMBDA(const i64 g, const std::uint32_t at) {
         const std::uint32_t bits = groupBits(g);

@@ -188,9 +188,10 @@ void reorderEntry(const Names& names, const Exec& exec, const Mask& mask, const 
             checkWord("sieve::reorder", trigger.span, "trigger.span");
             const std::int64_t n = extent64(mask);
             Record::check("sieve::reorder", trigger, n, perm, inv, planes...);
+            auto moved = Record::pending(n, perm, inv, planes...);
             reorderBody(names, exec, mask, flags, perm, inv, map, count, trigger.span, trigger.fire,
                         scratch, planes...);
-            Record::remember(trigger, n, perm, inv, planes...);
+            Record::remember(trigger, std::move(moved));
           } else {
             reorderBody(names, exec, mask, flags, perm, inv, map, count, nth<p + 4>(args...),
                         nth<p + 5>(args...), scratch, planes...);

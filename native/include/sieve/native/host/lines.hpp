@@ -3,6 +3,7 @@
 // buffers (radixOrderHost, denseScatterHost, selectHost).
 #pragma once
 
+#include <sieve/core/fault.hpp>
 #include <sieve/core/tuning.hpp>
 
 #include <cstddef>
@@ -65,7 +66,8 @@ inline bool copyLines(void* dst, const void* src, std::size_t bytes) {
 struct Aligned {
   std::unique_ptr<unsigned char[]> raw;
   unsigned char* p = nullptr;
-  explicit Aligned(std::size_t bytes) : raw(new unsigned char[bytes + kHostLine]) {
+  explicit Aligned(std::size_t bytes)
+      : raw((allocationPoint(), new unsigned char[bytes + kHostLine])) {
     const auto a = reinterpret_cast<std::uintptr_t>(raw.get());
     p = raw.get() + (kHostLine - a % kHostLine) % kHostLine;
   }

@@ -237,6 +237,7 @@ struct FineCounts {
     threads = teamSize;
     digits = fineDigits;
     stride = (fineDigits + kLineWords - 1) / kLineWords * kLineWords;
+    allocationPoint();
     words.reset(new std::int64_t[static_cast<std::size_t>(threads * stride)]);
   }
   /// Thread u's row.
@@ -733,6 +734,7 @@ DenseScatterResult denseScatterHost(const HostTeam& team, const RecOf& recOf, st
   const auto prepare = [&](const Impl::TeamCtx& t, std::int64_t lo, std::int64_t hi) {
     const std::int64_t longest = shift == 0 ? 0 : longestRun(starts, lo, hi);
     auto tmp = std::make_shared<Impl::Aligned>(static_cast<std::size_t>(longest) * sizeof(Rec));
+    Impl::allocationPoint();
     std::shared_ptr<std::uint16_t[]> low(new std::uint16_t[static_cast<std::size_t>(longest)]);
     std::shared_ptr<std::int64_t[]> cnt(new std::int64_t[std::size_t(2) << shift]);
     return [&, t, lo, hi, tmp, low, cnt] {
@@ -821,6 +823,7 @@ SparseScatterResult sparseScatterHost(const HostTeam& team, const RecOf& recOf, 
     const std::int64_t longest = longestRun(starts, lo, hi);
     const auto L = static_cast<std::size_t>(longest);
     auto tmp = std::make_shared<Impl::Aligned>(L * sizeof(Rec));
+    Impl::allocationPoint();
     std::shared_ptr<std::uint64_t[]> items(new std::uint64_t[L]);
     std::shared_ptr<std::uint16_t[]> subs(new std::uint16_t[L]);
     std::shared_ptr<std::uint32_t[]> multi(new std::uint32_t[L / 2 + 1]);

@@ -10,6 +10,7 @@
 // Without OpenMP every team has one thread.
 #pragma once
 
+#include <sieve/core/fault.hpp>
 #include <sieve/core/macros.hpp>
 
 #include <atomic>
@@ -115,7 +116,8 @@ inline void teamBarrier(const TeamCtx& t) {
 class BlockPrefix {
  public:
   explicit BlockPrefix(std::int64_t blocks)
-      : blocks_(blocks), st_(new std::atomic<std::uint64_t>[blocks > 0 ? blocks : 1]) {
+      : blocks_(blocks),
+        st_((allocationPoint(), new std::atomic<std::uint64_t>[blocks > 0 ? blocks : 1])) {
     for (std::int64_t b = 0; b < blocks; ++b) st_[b].store(0, std::memory_order_relaxed);
   }
 

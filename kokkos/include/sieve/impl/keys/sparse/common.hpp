@@ -42,7 +42,7 @@ Kokkos::View<typename S::element_type*, typename Exec::memory_space> materialize
   if (R + 1 > kMaxSparseElements)
     sieve::Impl::fail(fn, "the mapper has " + std::to_string(R) + " records; at most " +
                               std::to_string(kMaxSparseElements - 1) + " are taken");
-  I64View<Exec> starts(
+  I64View<Exec> starts = sieve::Impl::allocate<I64View<Exec>>(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("record_starts")),
       static_cast<std::size_t>(R + 1));
   i64 negative = 0;
@@ -64,9 +64,10 @@ Kokkos::View<typename S::element_type*, typename Exec::memory_space> materialize
     sieve::Impl::fail(fn, "the mapper has " + std::to_string(n) + " elements; at most " +
                               std::to_string(kMaxSparseElements) +
                               " are taken; nothing was written");
-  Kokkos::View<typename S::element_type*, typename Exec::memory_space> elems(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("elements")),
-      static_cast<std::size_t>(n));
+  auto elems =
+      sieve::Impl::allocate<Kokkos::View<typename S::element_type*, typename Exec::memory_space>>(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("elements")),
+          static_cast<std::size_t>(n));
   // The mapper is called again: write no more than counted, and see a change.
   i64 changed = 0;
   Kokkos::parallel_reduce(
@@ -138,8 +139,10 @@ struct SparseDest {
   void views(const Exec& exec, const sieve::Impl::Names& names, i64 numKeys, I64View<Exec>& offsets,
              keys_view& keys) const {
     if (kept == nullptr) {
-      offsets = I64View<Exec>(alloc(exec, names, "offsets"), static_cast<std::size_t>(numKeys + 1));
-      keys = keys_view(alloc(exec, names, "keys"), static_cast<std::size_t>(numKeys));
+      offsets = sieve::Impl::allocate<I64View<Exec>>(alloc(exec, names, "offsets"),
+                                                     static_cast<std::size_t>(numKeys + 1));
+      keys = sieve::Impl::allocate<keys_view>(alloc(exec, names, "keys"),
+                                              static_cast<std::size_t>(numKeys));
       sieve::Impl::adviseHugePages(offsets);
       sieve::Impl::adviseHugePages(keys);
       return;
@@ -148,8 +151,10 @@ struct SparseDest {
     const bool shortOf = kept->offsets.extent(0) == 0 || capacity < numKeys;
     if (shortOf || shares(kept->offsets) || shares(kept->keys)) {
       const i64 grown = shortOf ? grownCapacity(capacity, numKeys, kMaxSparseElements) : capacity;
-      I64View<Exec> o(alloc(exec, names, "workspace_offsets"), static_cast<std::size_t>(grown + 1));
-      keys_view k(alloc(exec, names, "workspace_keys"), static_cast<std::size_t>(grown));
+      I64View<Exec> o = sieve::Impl::allocate<I64View<Exec>>(
+          alloc(exec, names, "workspace_offsets"), static_cast<std::size_t>(grown + 1));
+      keys_view k = sieve::Impl::allocate<keys_view>(alloc(exec, names, "workspace_keys"),
+                                                     static_cast<std::size_t>(grown));
       sieve::Impl::adviseHugePages(o);
       sieve::Impl::adviseHugePages(k);
       replaced.offsets = kept->offsets;
@@ -165,7 +170,8 @@ struct SparseDest {
 
   /// At least `bytes` bytes of scratch, uninitialized.
   bytes_view scratch(const Exec& exec, const sieve::Impl::Names& names, std::size_t bytes) const {
-    if (kept == nullptr) return bytes_view(alloc(exec, names, "radix_scratch"), bytes);
+    if (kept == nullptr)
+      return sieve::Impl::allocate<bytes_view>(alloc(exec, names, "radix_scratch"), bytes);
     const std::size_t have = kept->scratch.extent(0);
     const bool shortOf = have < bytes;
     if (shortOf || shares(kept->scratch)) {
@@ -173,7 +179,8 @@ struct SparseDest {
                                               static_cast<i64>(have), static_cast<i64>(bytes),
                                               std::numeric_limits<i64>::max()))
                                         : have;
-      bytes_view fresh(alloc(exec, names, "workspace_scratch"), grown);
+      bytes_view fresh =
+          sieve::Impl::allocate<bytes_view>(alloc(exec, names, "workspace_scratch"), grown);
       replaced.scratch = kept->scratch;
       kept->scratch = fresh;
     }
@@ -190,8 +197,9 @@ Result finishSparse(const sieve::Impl::Names& names, const Exec& exec, const S& 
                     const Out& output, i64 n, const Order& order,
                     const SparseDest<Result, Exec>& dest) {
   const i64 C = countingChunks(n, 1, exec.concurrency());
-  I64View<Exec> chunk(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_keys")),
-                      static_cast<std::size_t>(C));
+  I64View<Exec> chunk = sieve::Impl::allocate<I64View<Exec>>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_keys")),
+      static_cast<std::size_t>(C));
   Kokkos::parallel_for(
       names("gather"), Range<Exec>(exec, 0, C), KOKKOS_LAMBDA(const i64 c) {
         const i64 p0 = chunkBegin(c, C, n), p1 = chunkBegin(c + 1, C, n);

@@ -31,7 +31,8 @@ Result sparseByDense(const sieve::Impl::Names& names, const Exec& exec, const S&
   const auto alloc = [&](const char* what) {
     return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(what));
   };
-  I64View<Exec> dense(alloc("dense_offsets"), static_cast<std::size_t>(K + 1));
+  I64View<Exec> dense = sieve::Impl::allocate<I64View<Exec>>(alloc("dense_offsets"),
+                                                             static_cast<std::size_t>(K + 1));
   DenseScatterResult r;
   nativeDense(names, exec, DenseSrc<S, Out, false>{src, output, min, max}, n, K, dense.data(), r);
   // (The range is the keys' own: a key outside it, or moved, changed between the reads.)

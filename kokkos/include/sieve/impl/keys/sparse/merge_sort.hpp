@@ -36,10 +36,10 @@ Result sparseByMergeSort(const sieve::Impl::Names& names, const Exec& exec, cons
   using Mem = typename Exec::memory_space;
   const i64 n = src.records();
   using T = Tagged<Key>;
-  Kokkos::View<T*, Mem> a(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_a")),
-                          n);
-  Kokkos::View<T*, Mem> b(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_b")),
-                          n);
+  auto a = sieve::Impl::allocate<Kokkos::View<T*, Mem>>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_a")), n);
+  auto b = sieve::Impl::allocate<Kokkos::View<T*, Mem>>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("sort_b")), n);
   // A key that is not ordered by operator< (a floating-point NaN, or
   // k < k) has no place in the sorted order: an error, not a silent group.
   i64 unordered = 0;

@@ -74,10 +74,13 @@ Result sparseByPortableRadix(const sieve::Impl::Names& names, const Exec& exec, 
   const auto alloc = [&](const char* what) {
     return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(what));
   };
-  RadixItems<Exec> a(alloc("radix_items"), passes > 1 ? n : 0), b;
-  if (passes > 2) b = RadixItems<Exec>(alloc("radix_items_b"), n);
-  I64View<Exec> idx(alloc("radix_indices"), n);
-  I64View<Exec> offsets(alloc("radix_buckets"), static_cast<std::size_t>(buckets + 1));
+  RadixItems<Exec> a =
+      sieve::Impl::allocate<RadixItems<Exec>>(alloc("radix_items"), passes > 1 ? n : 0);
+  RadixItems<Exec> b;
+  if (passes > 2) b = sieve::Impl::allocate<RadixItems<Exec>>(alloc("radix_items_b"), n);
+  I64View<Exec> idx = sieve::Impl::allocate<I64View<Exec>>(alloc("radix_indices"), n);
+  I64View<Exec> offsets = sieve::Impl::allocate<I64View<Exec>>(
+      alloc("radix_buckets"), static_cast<std::size_t>(buckets + 1));
   const auto pass = [&](const auto& digits) {
     CountingSort<Exec, std::decay_t<decltype(digits)>> sort(exec, names, digits, buckets);
     sort.histogram();

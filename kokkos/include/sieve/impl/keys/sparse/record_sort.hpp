@@ -74,11 +74,13 @@ bool sparseByRecordSort(const sieve::Impl::Names& names, const Exec& exec, const
   const auto alloc = [&](const char* what) {
     return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(what));
   };
-  I64View<Exec> starts(alloc("run_starts"), static_cast<std::size_t>(V + 1));
-  I64View<Exec> ids(alloc("run_keys"), static_cast<std::size_t>(V + 1));
+  I64View<Exec> starts =
+      sieve::Impl::allocate<I64View<Exec>>(alloc("run_starts"), static_cast<std::size_t>(V + 1));
+  I64View<Exec> ids =
+      sieve::Impl::allocate<I64View<Exec>>(alloc("run_keys"), static_cast<std::size_t>(V + 1));
   {
-    const auto hs = Kokkos::create_mirror_view(starts);
-    const auto hi = Kokkos::create_mirror_view(ids);
+    const auto hs = sieve::Impl::hostMirror(starts);
+    const auto hi = sieve::Impl::hostMirror(ids);
     for (i64 v = 0; v <= V; ++v) {
       hs(v) = r.runStart[static_cast<std::size_t>(v)];
       hi(v) = r.runKeys[static_cast<std::size_t>(v)];
