@@ -11,6 +11,7 @@
 // holding everything, empty input, totals that do not divide by p. Checks use
 // EXPECT (never an early return) so that every rank makes the same
 // collective calls whatever fails.
+#include "../faults/fault.hpp"
 #include "../kokkos/backend.hpp"
 
 #include <sieve/mpi.hpp>
@@ -471,20 +472,6 @@ struct Input {
 
 // --- faults: an allocation that fails on one rank -------------------------------------------
 
-/// Arms Sieve's allocation point (core/fault.hpp) on this thread: the
-/// allocation after `k` others throws std::bad_alloc; k < 0 counts them.
-struct ArmedHere {
-  explicit ArmedHere(std::int64_t k) {
-    auto& f = sieve::Impl::faultInjection();
-    f.seen.store(0);
-    f.countdown.store(k < 0 ? INT64_MAX : k);
-    f.thread.store(sieve::Impl::faultThreadId());
-    f.armed.store(true);
-  }
-  ~ArmedHere() { sieve::Impl::faultInjection().armed.store(false); }
-  std::int64_t seen() const { return sieve::Impl::faultInjection().seen.load(); }
-};
-
 /// Fails each of Sieve's allocations of `call` on rank `culprit` in turn:
 /// that rank throws std::bad_alloc, every other one std::invalid_argument
 /// naming it, none hangs; `untouched` then holds on every rank, and the
@@ -498,7 +485,7 @@ void failOnOneRank(const char* name, int culprit, Make make, Call call, Untouche
   {
     auto in = make();
     {
-      ArmedHere counting(rank == culprit ? -1 : INT64_MAX);
+      sieve_fault::Armed counting(rank == culprit ? -1 : INT64_MAX);
       call(in);
       points = counting.seen();
     }
@@ -509,7 +496,7 @@ void failOnOneRank(const char* name, int culprit, Make make, Call call, Untouche
     auto in = make();
     std::string what = "nothing";
     {
-      ArmedHere fail(rank == culprit ? k : INT64_MAX);
+      sieve_fault::Armed fail(rank == culprit ? k : INT64_MAX);
       try {
         call(in);
       } catch (const std::bad_alloc&) {
