@@ -27,7 +27,8 @@
 #   for leaks), the native CUDA face on the CPU emulator
 #   (AddressSanitizer as its memcheck), and the Kokkos API binary on Serial (the
 #   portable face) under AddressSanitizer alone, built from the Kokkos face's
-#   own tests only (the primitive suites reach the sanitizers only through the
+#   own tests and the sort_permutation and reduce_by_key suites (the other
+#   primitive suites reach the sanitizers only through the
 #   cross-backend comparison's inputs, the scans also through the fuzzer:
 #   tests/CMakeLists.txt lists what stays outside); for
 #   `ctest --test-dir build-asan -R '^(host|core|kokkos\.serial|crossbackend|cuda\.emulated|faults|mpi\.serial)'
