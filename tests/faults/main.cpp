@@ -19,12 +19,17 @@ void* plain(std::size_t n) {
   throw std::bad_alloc();
 }
 
-void* aligned(std::size_t n, std::align_val_t a) {
-  if (sieve_fault::everyAllocation()) sieve::Impl::allocationPoint();
+/// An aligned block, or nullptr (no allocation point: the nothrow forms use it).
+void* alignedOrNull(std::size_t n, std::align_val_t a) {
   const auto al = static_cast<std::size_t>(a);
   void* p = nullptr;
-  if (posix_memalign(&p, al < sizeof(void*) ? sizeof(void*) : al, n ? n : 1) != 0) throw std::bad_alloc();
-  return p;
+  return posix_memalign(&p, al < sizeof(void*) ? sizeof(void*) : al, n ? n : 1) == 0 ? p : nullptr;
+}
+
+void* aligned(std::size_t n, std::align_val_t a) {
+  if (sieve_fault::everyAllocation()) sieve::Impl::allocationPoint();
+  if (void* p = alignedOrNull(n, a)) return p;
+  throw std::bad_alloc();
 }
 
 } // namespace
@@ -38,9 +43,7 @@ void* operator new[](std::size_t n, std::align_val_t a) { return aligned(n, a); 
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return std::malloc(n ? n : 1); }
 void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
 void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  const auto al = static_cast<std::size_t>(a);
-  void* p = nullptr;
-  return posix_memalign(&p, al < sizeof(void*) ? sizeof(void*) : al, n ? n : 1) == 0 ? p : nullptr;
+  return alignedOrNull(n, a);
 }
 void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t& t) noexcept {
   return operator new(n, a, t);

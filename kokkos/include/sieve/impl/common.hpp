@@ -202,7 +202,7 @@ V allocate(const Alloc& alloc, const Extents&... extents) {
 template <class V>
 auto hostMirror(const V& v) {
   allocationPoint();
-  const OneAllocationPoint one;
+  const OneAllocationPoint one; // (as allocate)
   return Kokkos::create_mirror_view(v);
 }
 
