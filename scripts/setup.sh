@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Sieve — set up a Debian 12 machine and build Sieve.
 #
-#   scripts/setup.sh [--tests] [--build-dir DIR] [--no-cuda] [--no-build] [--plot]
-#                    [--sanitize | --fuzz | --fuzz-fast]
+#   scripts/setup.sh [--tests] [--build-dir DIR] [--cuda | --no-cuda] [--no-build]
+#                    [--plot] [--fuzz | --fuzz-fast]
 #
 # 1. Installs what is missing: cmake, g++, make, GoogleTest, tar, gzip, Open MPI
 #    (Debian packages; sudo when not root). With --plot also python3-matplotlib,
@@ -14,26 +14,18 @@
 #    a private apt sources list whose deb-src line uses the mirror this machine's
 #    own apt sources use; the system's apt configuration is never edited.
 # 3. Configures Sieve in DIR (default: build/), asking for the native CUDA face
-#    when nvcc is found (-DSIEVE_ENABLE_CUDA=ON; its tests skip without a GPU);
-#    otherwise CMake's default, which follows Kokkos. Builds the library and the
-#    demo (build/perf/sieve_demo) only: the first command of the README shows
-#    the demo in minutes.
+#    (-DSIEVE_ENABLE_CUDA=ON) when nvcc is found and nvidia-smi lists a GPU,
+#    or with --cuda; otherwise CMake's default, which follows Kokkos. (Without
+#    a GPU the native CUDA tests could only skip: CI compiles them, and runs
+#    what needs no GPU, in scripts/rehearse_gpu_check.sh.) Builds the library
+#    and the demo (build/perf/sieve_demo) only: the first command of the
+#    README shows the demo in minutes.
 # --tests: builds everything instead (every test binary, the benchmarks, the
-#   examples): what `ctest --test-dir DIR` runs (the README's second command).
-# --sanitize: the build (default dir build-asan/) under AddressSanitizer +
-#   UndefinedBehaviorSanitizer (g++; no CUDA, no benchmarks) of the test
-#   binaries CI runs there: host, core, the MPI face on the portable face, the
-#   cross-backend comparison, the fault suite (under AddressSanitizer alone,
-#   for leaks), the native CUDA face on the CPU emulator
-#   (AddressSanitizer as its memcheck), and the Kokkos API binary on Serial (the
-#   portable face) under AddressSanitizer alone, built from the Kokkos face's
-#   own tests and the sort_permutation and reduce_by_key suites (the other
-#   primitive suites reach the sanitizers only through the
-#   cross-backend comparison's inputs, the scans also through the fuzzer:
-#   tests/CMakeLists.txt lists what stays outside); for
-#   `ctest --test-dir build-asan -R '^(host|core|kokkos\.serial|crossbackend|cuda\.emulated|faults|mpi\.serial)'
-#   -E 'long$|omp[14]$'` (the emulated suites sample their largest cases there).
-#   (The fuzzer runs the Serial and the OpenMP faces under the same sanitizers.)
+#   examples): what `ctest --test-dir DIR` runs (the README's second command),
+#   with the sanitized test binaries (-DSIEVE_TEST_SANITIZERS=ON: every suite
+#   on the Serial backend, the MPI face on it and the fault suite under
+#   AddressSanitizer + UndefinedBehaviorSanitizer, and sanitized twins of the
+#   host, core and emulated CUDA tests, ctest asan.*: docs/testing.md).
 # --fuzz: the differential fuzzer (default dir build-fuzz/): installs clang and
 #   libomp-dev, builds Kokkos with clang into .deps/kokkos-clang (same source),
 #   and builds build-fuzz/tests/fuzz/sieve_fuzz_api; scripts/fuzz.sh runs it.
@@ -52,11 +44,11 @@ variant=default
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir="$(realpath -m "$2")"; shift 2 ;;
+    --cuda) use_cuda=on; shift ;;
     --no-cuda) use_cuda=off; shift ;;
     --no-build) do_build=0; shift ;;
     --tests) everything=1; shift ;;
     --plot) plot=1; shift ;;
-    --sanitize) variant=sanitize; shift ;;
     --fuzz) variant=fuzz; shift ;;
     --fuzz-fast) variant=fuzz-fast; shift ;;
     -h|--help) sed -n '3,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
@@ -87,7 +79,7 @@ pkgs=(cmake g++ make libgtest-dev tar gzip)
 # scripts/rehearse_gpu_check.sh, has no make on PATH, as the GPU machine).
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then pkgs+=(ninja-build); fi
 if [ "$variant" != default ]; then
-  [ "$build_dir" != "$root/build" ] || build_dir="$root/build-$([ "$variant" = sanitize ] && echo asan || echo "$variant")"
+  [ "$build_dir" != "$root/build" ] || build_dir="$root/build-$variant"
   use_cuda=off
 fi
 for p in "${pkgs[@]}"; do
@@ -210,16 +202,6 @@ else
 fi
 variant_args=()
 case "$variant" in
-  sanitize)
-    # -O1 -g1 (line tables): what ASan suggests, and half the compile time of -O2 -g.
-    # UBSan without its vptr check (the dynamic type behind a member access
-    # through a polymorphic class: Sieve has no polymorphic classes) and its
-    # null check (ASan reports a null dereference itself, with its stack):
-    # together a quarter of this build's compile time.
-    san="-fsanitize=address,undefined -fno-sanitize=vptr,null -fno-sanitize-recover=all -fno-omit-frame-pointer"
-    variant_args=(-DCMAKE_BUILD_TYPE=Sanitize "-DCMAKE_CXX_FLAGS=-O1 -g1 $san"
-                  "-DCMAKE_EXE_LINKER_FLAGS=$san" "-DCMAKE_SHARED_LINKER_FLAGS=$san"
-                  -DSIEVE_ENABLE_BENCHMARKS=OFF) ;;
   fuzz | fuzz-fast)
     # libFuzzer instruments the code under test, so everything is clang-built:
     # Kokkos too (one OpenMP runtime in the process, clang's libomp). Coverage
@@ -258,28 +240,31 @@ fi
 
 # --- 3. Sieve ---------------------------------------------------------------------------
 [ "$do_build" -eq 1 ] || { say "done (not building Sieve)"; exit 0; }
-# The developers' build asks for the native CUDA face explicitly when nvcc is
-# here (its tests must compile everywhere nvcc is, even next to an OpenMP-only
-# Kokkos). CMake's own default (AUTO) follows Kokkos: a plain `cmake` build, or
-# this script without nvcc or with --no-cuda, builds it only for a CUDA Kokkos.
+# The developers' build asks for the native CUDA face explicitly when nvcc and
+# a GPU are here (even next to an OpenMP-only Kokkos), or with --cuda. CMake's
+# own default (AUTO) follows Kokkos: a plain `cmake` build, or this script
+# without them or with --no-cuda, builds it only for a CUDA Kokkos.
 cuda_args=(-DSIEVE_ENABLE_CUDA=AUTO) # also resets an ON left in a reused build dir
-if [ "$use_cuda" = auto ]; then
+if [ "$use_cuda" != off ]; then
   nvcc="$(command -v nvcc || true)"
   [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
-  if [ -n "$nvcc" ]; then
+  if [ -z "$nvcc" ]; then
+    [ "$use_cuda" = auto ] || die "--cuda: no nvcc on PATH or in /usr/local/cuda/bin"
+  elif [ "$use_cuda" = on ] || nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
     cuda_args=(-DSIEVE_ENABLE_CUDA=ON "-DCMAKE_CUDA_COMPILER=$nvcc")
-    say "nvcc found ($nvcc): building the native CUDA face too"
+    say "nvcc ($nvcc)$([ "$use_cuda" = on ] && echo ' and --cuda' || echo ' and a GPU') found: building the native CUDA face too"
+  else
+    say "nvcc found, no GPU: no native CUDA face here (--cuda builds it; scripts/rehearse_gpu_check.sh compiles it as CI does)"
   fi
 fi
+test_args=()
+[ "$everything" -eq 0 ] || test_args=(-DSIEVE_TEST_SANITIZERS=ON)
 say "configuring Sieve in $build_dir"
 mkdir -p "$build_dir"
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "-DKokkos_ROOT=$kokkos_root" \
-  "${cuda_args[@]}" "${variant_args[@]}" >"$build_dir/configure.log" 2>&1 || { cat "$build_dir/configure.log"; die "configure failed"; }
+  "${cuda_args[@]}" ${variant_args[@]+"${variant_args[@]}"} ${test_args[@]+"${test_args[@]}"} >"$build_dir/configure.log" 2>&1 || { cat "$build_dir/configure.log"; die "configure failed"; }
 say "building Sieve ($(nproc) jobs)"
-if [ "$variant" = sanitize ]; then
-  # (one target that depends on them all: tests/CMakeLists.txt)
-  cmake --build "$build_dir" -j "$(nproc)" --target sieve_sanitizer_tests
-elif [[ "$variant" == fuzz* ]] || [ "$everything" -eq 1 ]; then
+if [[ "$variant" == fuzz* ]] || [ "$everything" -eq 1 ]; then
   cmake --build "$build_dir" -j "$(nproc)"
 else
   cmake --build "$build_dir" -j "$(nproc)" --target sieve_demo
@@ -288,7 +273,6 @@ rel="$(realpath --relative-to="$PWD" "$build_dir")"
 case "$variant" in
   fuzz) say "done: fuzz with 'scripts/fuzz.sh [SECONDS]'" ;;
   fuzz-fast) say "done: a campaign with 'scripts/fuzz_campaign.sh [SECONDS]'" ;;
-  sanitize) say "done: the tests CI runs here, and how, are in .ci/run (its sanitizer section)" ;;
   *) if [ "$everything" -eq 1 ]; then
        say "done: tests with 'ctest --test-dir $rel --output-on-failure -j 2'"
      else

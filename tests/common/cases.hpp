@@ -11,8 +11,8 @@
 
 namespace sieve_test {
 
-/// Whether this binary runs under AddressSanitizer (the Sanitize build, ~5x
-/// slower): the few cases of tens of millions of elements take a smaller
+/// Whether this binary runs under AddressSanitizer (the sanitized binaries,
+/// -DSIEVE_TEST_SANITIZERS=ON, ~5x slower): the few cases of tens of millions of elements take a smaller
 /// size there, on the same code paths; every other build runs them whole.
 #if defined(__SANITIZE_ADDRESS__)
 inline constexpr bool kSanitized = true;

@@ -5,7 +5,7 @@
 // std::bad_alloc, the caller's Views and objects are as before (the strong
 // guarantee; where a call documents the basic one, only its outputs may
 // differ), and the same call then succeeds with the bytes of a call that
-// never failed. Under AddressSanitizer (the sanitizer build) nothing leaks.
+// never failed. Under AddressSanitizer (-DSIEVE_TEST_SANITIZERS=ON) nothing leaks.
 #include "fault.hpp"
 
 #include <sieve/graph.hpp>
@@ -18,8 +18,10 @@
 
 namespace {
 
+using sieve_fault::Armed;
 using sieve_fault::Case;
 using sieve_fault::Snapshot;
+using sieve_fault::everyAllocation;
 using sieve_fault::failEachAllocation;
 using sieve_fault::joined;
 
@@ -64,6 +66,10 @@ V1<E> someValues() {
 /// findall's predicate form.
 struct Positive {
   KOKKOS_INLINE_FUNCTION bool operator()(const std::int32_t x) const { return x > 0; }
+};
+/// findall's index form.
+struct EveryThird {
+  KOKKOS_INLINE_FUNCTION bool operator()(const std::int64_t i) const { return i % 3 == 0; }
 };
 /// A key by index (sort_permutation).
 template <class V>
@@ -195,6 +201,12 @@ TYPED_TEST(Faults, Findall) {
                              [](W& w) {
                                const auto r = sieve::findall(E(), Positive{}, w.values);
                                Kokkos::deep_copy(Kokkos::subview(w.resultValues, std::make_pair(std::size_t(0), r.extent(0))), r);
+                             },
+                             see, outs});
+  failEachAllocation(Case<W>{"findall (index form)", make,
+                             [](W& w) {
+                               const auto r = sieve::findall(E(), kN, EveryThird{});
+                               Kokkos::deep_copy(Kokkos::subview(w.result, std::make_pair(std::size_t(0), r.extent(0))), r);
                              },
                              see, outs});
   failEachAllocation(Case<W>{"findall (items, into)", make,
@@ -430,8 +442,64 @@ TYPED_TEST(Faults, Population) {
                                E().fence();
                              },
                              seePop<E>, kCompaction});
+  failEachAllocation(Case<W>{"Population::indices", compacted,
+                             [](W& w) { w.slots = w.pop.indices(); }, seePop<E>, {"slots"}});
   failEachAllocation(Case<W>{"Population::clone", compacted,
                              [](W& w) { w.pop = w.pop.clone(E()); }, seePop<E>});
+}
+
+// A reorder that fails leaves the plane set the earlier reorders recorded:
+// a restore of another set right after it throws (it would move a plane the
+// reorders never moved), and a restore of the recorded set puts every sample
+// back. (Every heap allocation: the second reorder makes none of Sieve's
+// buffers, its scratch is there.)
+TYPED_TEST(Faults, RestoreAfterAFailedReorderChecksTheRecordedPlanes) {
+  using E = TypeParam;
+  using W = PopWorld<E>;
+  everyAllocation() = true;
+  auto make = [] {
+    W w = makePop<E>(true);
+    (void)w.pop.compact(E(), w.alive);
+    w.pop.reorder(E(), sieve::planes(w.alive, w.id));
+    E().fence();
+    return w;
+  };
+  W golden = make();
+  std::int64_t points = 0;
+  {
+    Armed counting(-1);
+    golden.pop.reorder(E(), sieve::planes(golden.alive, golden.id));
+    E().fence();
+    points = counting.seen();
+  }
+  ASSERT_GT(points, 0);
+  golden = make();
+  golden.pop.restore(E(), sieve::planes(golden.alive, golden.id));
+  const Snapshot want = seePop<E>(golden);
+  for (std::int64_t k = 0; k < points; ++k) {
+    W w = make();
+    const auto recorded = sieve::planes(w.alive, w.id);
+    const Snapshot before = seePop<E>(w);
+    std::string what = "nothing";
+    {
+      Armed fail(k);
+      try {
+        w.pop.reorder(E(), recorded);
+      } catch (const std::bad_alloc&) {
+        what = "bad_alloc";
+      }
+    }
+    E().fence();
+    EXPECT_EQ(what, "bad_alloc") << "allocation " << k << " of " << points;
+    EXPECT_TRUE(seePop<E>(w).changed(before).empty()) << "allocation " << k;
+    EXPECT_THROW(w.pop.restore(E(), sieve::planes(w.alive, w.id, w.x)), std::invalid_argument)
+        << "allocation " << k << ": a restore of another plane set";
+    EXPECT_TRUE(seePop<E>(w).changed(before).empty()) << "allocation " << k;
+    w.pop.restore(E(), recorded);
+    const auto wrong = seePop<E>(w).changed(want);
+    EXPECT_TRUE(wrong.empty()) << "allocation " << k << ", restored: " << joined(wrong);
+  }
+  everyAllocation() = false;
 }
 
 TYPED_TEST(Faults, Graph) {

@@ -103,9 +103,7 @@ void expectEverySpaceWritesTheSameBytes(const Run& run) {
 }
 
 /// check(n) at the sizes of the keys and API checks: empty, one, a partial
-/// word, a partial tile, and `largest` (many tiles). In the sanitizer build
-/// these checks are what runs findall, keys and permute on the portable face
-/// (tests/CMakeLists.txt).
+/// word, a partial tile, and `largest` (many tiles).
 template <class Check>
 void forCrossSizes(const std::size_t largest, const Check& check) {
   for (const std::size_t n :

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — sieve::findall: every size around the tile of every
 // algorithm, ranks 0-3 in both layouts and strided, mask and predicate forms,
-// every item kind, the workspace rules, invalid configurations, and (as
-// FindallLong.*) an input past INT32_MAX elements. Every result is compared
+// every item kind, the workspace rules and invalid configurations (an input
+// past INT32_MAX elements: FindallLong.*, test_large.cpp). Every result is compared
 // with a sequential reference written here from the specification, so every
 // backend and thread count is held to the same bytes.
 #include "backend.hpp"
@@ -862,45 +862,6 @@ TEST(Findall, FencingFormsAndLabels) {
     EXPECT_TRUE(ToolsLog::hasPrefix("region step 7: sieve::findall[")) << ToolsLog::dump();
     EXPECT_TRUE(ToolsLog::hasPrefix("alloc step 7: sieve::findall::result"));
   }
-}
-
-// --- past INT32_MAX elements (its own ctest entry) ------------------------------------
-
-namespace {
-struct LongSelect {
-  i64 n;
-  KOKKOS_INLINE_FUNCTION bool operator()(const i64 k) const {
-    return k % 1000003 == 0 || k >= n - 40 || (k >= INT32_MAX - 3 && k <= i64(INT32_MAX) + 3);
-  }
-};
-struct LongFill {
-  Kokkos::View<std::uint8_t*, TestMem> m;
-  LongSelect s;
-  KOKKOS_INLINE_FUNCTION void operator()(const i64 k) const { m(k) = s(k) ? 1 : 0; }
-};
-struct ByteIsSet {
-  KOKKOS_INLINE_FUNCTION bool operator()(const std::uint8_t b) const { return b != 0; }
-};
-} // namespace
-
-TEST(FindallLong, PastInt32MaxElements) {
-  const TestExec exec;
-  const i64 n = (i64(1) << 31) + 77;
-  Kokkos::View<std::uint8_t*, TestMem> mask(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mask"),
-                                            n);
-  const LongSelect sel{n};
-  Kokkos::parallel_for("fill", Kokkos::RangePolicy<TestExec, Kokkos::IndexType<i64>>(exec, 0, n),
-                       LongFill{mask, sel});
-  std::vector<i64> ref;
-  for (i64 k = 0; k < n; ++k)
-    if (sel(k)) ref.push_back(k);
-  for (const Alg& alg : {Alg{Alg::Auto}, Alg{Alg::ScanScatter, 256, 8}}) {
-    SCOPED_TRACE(alg.name());
-    withAlg(alg, [&](const auto a) { EXPECT_EQ(toHost(sieve::findall(exec, mask, a)), ref); });
-  }
-  // the predicate form over the same bytes
-  EXPECT_EQ(toHost(sieve::findall(exec, ByteIsSet{}, mask, sieve::linear_indices)), ref);
-  EXPECT_GT(ref.back(), i64(INT32_MAX));
 }
 
 // Inside an OpenMP parallel region Kokkos::OpenMP launches no kernel: findall

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve Kokkos tests — sizes: the sample-count limit is enforced at the API
-// (2^31 rejected before anything is touched), and a compaction + reorder +
-// restore at 2^28 samples (NoSilentLossLong.*: its own ctest entry, labelled
-// `long`, ~8.5 GB of memory) keeps every sample, checked on the instance with
-// closed-form expectations rather than a host copy.
+// (2^31 rejected before anything is touched); and the long cases (*Long.*: a
+// ctest entry of their own, labelled `long`): a compaction + reorder + restore
+// at 2^28 samples (~8.5 GB of memory) keeps every sample, checked on the
+// instance with closed-form expectations rather than a host copy, and findall
+// past INT32_MAX elements (~4.3 GB).
 #include "../common/expect.hpp"
 #include "backend.hpp"
 
+#include <climits>
 #include <cstdint>
+#include <vector>
 
 using namespace sieve_test;
 
@@ -118,3 +121,46 @@ void compactReorderRestore(const i64 n) {
   ASSERT_EQ(bad, 0) << "restored planes, identity perm / inv";
 }
 } // namespace
+
+// --- findall past INT32_MAX elements ------------------------------------------------
+
+namespace {
+struct LongSelect {
+  i64 n;
+  KOKKOS_INLINE_FUNCTION bool operator()(const i64 k) const {
+    return k % 1000003 == 0 || k >= n - 40 || (k >= INT32_MAX - 3 && k <= i64(INT32_MAX) + 3);
+  }
+};
+struct LongFill {
+  Kokkos::View<std::uint8_t*, TestMem> m;
+  LongSelect s;
+  KOKKOS_INLINE_FUNCTION void operator()(const i64 k) const { m(k) = s(k) ? 1 : 0; }
+};
+struct ByteIsSet {
+  KOKKOS_INLINE_FUNCTION bool operator()(const std::uint8_t b) const { return b != 0; }
+};
+} // namespace
+
+TEST(FindallLong, PastInt32MaxElements) {
+  const TestExec exec;
+  const i64 n = (i64(1) << 31) + 77;
+  Kokkos::View<std::uint8_t*, TestMem> mask(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mask"),
+                                            n);
+  const LongSelect sel{n};
+  Kokkos::parallel_for("fill", Kokkos::RangePolicy<TestExec, Kokkos::IndexType<i64>>(exec, 0, n),
+                       LongFill{mask, sel});
+  std::vector<i64> ref;
+  for (i64 k = 0; k < n; ++k)
+    if (sel(k)) ref.push_back(k);
+  {
+    SCOPED_TRACE("Auto");
+    EXPECT_EQ(toHost(sieve::findall(exec, mask, sieve::Auto{})), ref);
+  }
+  {
+    SCOPED_TRACE("ScanScatter{256,8}");
+    EXPECT_EQ(toHost(sieve::findall(exec, mask, sieve::ScanScatter{256, 8})), ref);
+  }
+  // the predicate form over the same bytes
+  EXPECT_EQ(toHost(sieve::findall(exec, ByteIsSet{}, mask, sieve::linear_indices)), ref);
+  EXPECT_GT(ref.back(), i64(INT32_MAX));
+}

@@ -470,6 +470,44 @@ struct Input {
   }
 };
 
+// --- a Population across the ranks ---------------------------------------------------------
+
+/// This rank's slice of a World in planes of `room` slots; slots past the
+/// slice are dead (mask 0) with id -1.
+Planes roomyPlanes(const World& w, int rank, std::int64_t room) {
+  const std::int64_t n = w.sizes[rank], b = w.begin(rank);
+  auto grow = [&](auto v, auto fill) {
+    v.resize(room, fill);
+    return v;
+  };
+  return Planes{toDevice(grow(slice(w.mask, b, n), std::uint8_t(0)), "mask"),
+                toDevice(grow(slice(w.id, b, n), std::int32_t(-1)), "id"),
+                toDevice(grow(slice(w.x, b, n), 0.0), "x"),
+                toDevice(grow(slice(w.tag, b, n), std::uint16_t(0)), "tag"),
+                toDevice(grow(slice(w.pair, b, n), Pair{0, 0}), "pair")};
+}
+
+std::int64_t roomFor(const World& w, int p) {
+  std::int64_t room = 4200; // >= 4096: the trigger may fire
+  for (const std::int64_t s : w.sizes) room = std::max(room, s);
+  return std::max<std::int64_t>(room, static_cast<std::int64_t>(survivors(w).size()) / p + 1);
+}
+
+/// The Population's state after a rebalance: born again on `local` samples.
+void expectBornAgain(const sieve::Population<TestExec>& pop, std::int64_t local) {
+  EXPECT_EQ(static_cast<std::int64_t>(read(pop.count())), local);
+  EXPECT_EQ(static_cast<std::int64_t>(read(pop.trigger().span)), local);
+  EXPECT_EQ(read(pop.trigger().fire), 0u);
+  const auto perm = toHost(pop.perm());
+  const auto inv = toHost(pop.inv());
+  const auto map = toHost(pop.index_map());
+  std::int64_t wrong = 0;
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    wrong += perm[i] != static_cast<std::int32_t>(i) || inv[i] != static_cast<std::int32_t>(i) ||
+             (static_cast<std::int64_t>(i) < local && map[i] != static_cast<std::int32_t>(i));
+  EXPECT_EQ(wrong, 0) << "perm / inv / index map not the identity";
+}
+
 // --- faults: an allocation that fails on one rank -------------------------------------------
 
 /// Fails each of Sieve's allocations of `call` on rank `culprit` in turn:
@@ -554,6 +592,87 @@ TEST(MpiFaults, AnAllocationFailingOnOneRankMakesEveryRankThrow) {
         [&](Input& in) {
           const auto model = survivors(in.w);
           EXPECT_EQ(in.g.total, static_cast<std::int64_t>(model.size()));
+        });
+    struct CompactIn {
+      Input in;
+      Local l;
+    };
+    failOnOneRank(
+        "mpi::compact", culprit,
+        [] {
+          Input in(Scenario::random, 50, 0.5);
+          const Local l(in.w, in.rank);
+          return CompactIn{std::move(in), l};
+        },
+        [&](CompactIn& c) {
+          c.in.g = sieve::mpi::compact(exec, MPI_COMM_WORLD, c.l.mask, c.l.map, c.l.count,
+                                       c.l.scratch);
+        },
+        [](CompactIn& c) { c.in.expectUntouched(); },
+        [&](CompactIn& c) {
+          EXPECT_EQ(c.in.g.total, static_cast<std::int64_t>(survivors(c.in.w).size()));
+          EXPECT_EQ(static_cast<std::int64_t>(read(c.l.count)), c.in.g.local);
+        });
+    // A Population's compaction and rebalance (after a reorder: the rebalance
+    // gathers through inv): a failure leaves its planes and state as they were.
+    struct PopIn {
+      World w;
+      Planes pl;
+      sieve::Population<TestExec> pop;
+      sieve::mpi::Global g;
+    };
+    auto makePop = [] {
+      const int p = worldSize(), rank = worldRank();
+      PopIn in{makeWorld(Scenario::random, p, 51, 0.5), {}, {}, {}};
+      const std::int64_t room = roomFor(in.w, p);
+      in.pl = roomyPlanes(in.w, rank, room);
+      in.pop = sieve::Population<TestExec>("faults_pop", TestExec(), room, {0.99f});
+      return in;
+    };
+    auto popPlanes = [](PopIn& in) {
+      return sieve::planes(in.pl.mask, in.pl.id, in.pl.x, in.pl.tag, in.pl.pair);
+    };
+    auto popUntouched = [](const PopIn& in) {
+      const int rank = worldRank();
+      const std::int64_t n = in.w.sizes[rank], b = in.w.begin(rank);
+      const auto id = toHost(in.pl.id);
+      std::int64_t wrong = 0;
+      for (std::int64_t i = 0; i < n; ++i) wrong += id[i] != in.w.id[b + i];
+      EXPECT_EQ(wrong, 0) << "rank " << rank << ": a plane changed although the call threw";
+    };
+    failOnOneRank(
+        "mpi::compact (a Population)", culprit, makePop,
+        [&](PopIn& in) { in.g = sieve::mpi::compact(exec, MPI_COMM_WORLD, in.pop, in.pl.mask); },
+        popUntouched,
+        [&](PopIn& in) {
+          EXPECT_EQ(in.g.total, static_cast<std::int64_t>(survivors(in.w).size()));
+          EXPECT_EQ(static_cast<std::int64_t>(read(in.pop.count())), in.g.local);
+        });
+    auto compactedPop = [&] {
+      PopIn in = makePop();
+      sieve::mpi::compact(exec, MPI_COMM_WORLD, in.pop, in.pl.mask);
+      in.pop.reorder(exec, popPlanes(in));
+      exec.fence();
+      return in;
+    };
+    // (after the reorder the planes hold the samples in another order: the
+    // untouched check is on the ids' multiset, which no failed move changes)
+    failOnOneRank(
+        "mpi::rebalance (a Population)", culprit, compactedPop,
+        [&](PopIn& in) { in.g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, in.pop, popPlanes(in)); },
+        [](const PopIn& in) {
+          const int rank = worldRank();
+          const std::int64_t n = in.w.sizes[rank], b = in.w.begin(rank);
+          auto id = toHost(in.pl.id);
+          std::vector<std::int32_t> want(id.size(), -1);
+          for (std::int64_t i = 0; i < n; ++i) want[static_cast<std::size_t>(i)] = in.w.id[b + i];
+          std::sort(id.begin(), id.end());
+          std::sort(want.begin(), want.end());
+          EXPECT_EQ(id, want) << "rank " << rank << ": samples lost or made although the call threw";
+        },
+        [&](PopIn& in) {
+          expectRebalanced(in.w, in.pl, in.g, worldSize(), worldRank());
+          expectBornAgain(in.pop, in.g.local);
         });
   }
 }
@@ -722,44 +841,6 @@ TEST(MpiRebalance, TheMaskTailReadsDeadSoTheNextCompactionCountsNoGhosts) {
     sieve::compact(exec, mask, polarity, map, count, scratch);
     EXPECT_EQ(static_cast<std::int64_t>(read(count)), g.local) << "ghost samples on rank " << rank;
   }
-}
-
-// --- a Population across the ranks ---------------------------------------------------------
-
-/// This rank's slice of a World in planes of `room` slots; slots past the
-/// slice are dead (mask 0) with id -1.
-Planes roomyPlanes(const World& w, int rank, std::int64_t room) {
-  const std::int64_t n = w.sizes[rank], b = w.begin(rank);
-  auto grow = [&](auto v, auto fill) {
-    v.resize(room, fill);
-    return v;
-  };
-  return Planes{toDevice(grow(slice(w.mask, b, n), std::uint8_t(0)), "mask"),
-                toDevice(grow(slice(w.id, b, n), std::int32_t(-1)), "id"),
-                toDevice(grow(slice(w.x, b, n), 0.0), "x"),
-                toDevice(grow(slice(w.tag, b, n), std::uint16_t(0)), "tag"),
-                toDevice(grow(slice(w.pair, b, n), Pair{0, 0}), "pair")};
-}
-
-std::int64_t roomFor(const World& w, int p) {
-  std::int64_t room = 4200; // >= 4096: the trigger may fire
-  for (const std::int64_t s : w.sizes) room = std::max(room, s);
-  return std::max<std::int64_t>(room, static_cast<std::int64_t>(survivors(w).size()) / p + 1);
-}
-
-/// The Population's state after a rebalance: born again on `local` samples.
-void expectBornAgain(const sieve::Population<TestExec>& pop, std::int64_t local) {
-  EXPECT_EQ(static_cast<std::int64_t>(read(pop.count())), local);
-  EXPECT_EQ(static_cast<std::int64_t>(read(pop.trigger().span)), local);
-  EXPECT_EQ(read(pop.trigger().fire), 0u);
-  const auto perm = toHost(pop.perm());
-  const auto inv = toHost(pop.inv());
-  const auto map = toHost(pop.index_map());
-  std::int64_t wrong = 0;
-  for (std::size_t i = 0; i < perm.size(); ++i)
-    wrong += perm[i] != static_cast<std::int32_t>(i) || inv[i] != static_cast<std::int32_t>(i) ||
-             (static_cast<std::int64_t>(i) < local && map[i] != static_cast<std::int32_t>(i));
-  EXPECT_EQ(wrong, 0) << "perm / inv / index map not the identity";
 }
 
 TEST(MpiPopulation, RebalanceMovesInSampleOrderWhateverTheReorders) {
