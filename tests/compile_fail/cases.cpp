@@ -117,5 +117,10 @@ void misuse() {
   sieve::reorder(std::string("step"), exec, mask, perm);
 #elif SIEVE_CASE == 30 // restore of a permutation alone
   sieve::restore(exec, perm);
+#elif SIEVE_CASE == 31 // reduce_by_key into doubles with a workspace of floats
+  Kokkos::View<int*> out("out", 1);
+  const auto keys = sieve::keys::scatter_dense(exec, a, 0, 1, out);
+  const sieve::keys::ReduceWorkspace<float, Exec> ws(exec, 1);
+  sieve::keys::reduce_by_key(exec, keys, x, 0.0, sieve::Sum{}, x, ws);
 #endif
 }

@@ -289,6 +289,18 @@ TYPED_TEST(Faults, Keys) {
                                w.keys = k.num_keys();
                              },
                              see, outs});
+  failEachAllocation(Case<W>{"keys::ReduceWorkspace + reduce_by_key", make,
+                             [](W& w) {
+                               const auto k = sieve::keys::sort_permutation(
+                                   E(), kN, KeyAt<V1<E>>{w.values}, -25, 37, w.perm);
+                               // (room for big keys: the workspace holds scratch)
+                               const sieve::keys::ReduceWorkspace<std::int64_t, E> ws(E(), 10 * kN);
+                               sieve::keys::reduce_by_key(E(), k, w.perm, std::int64_t(0),
+                                                          sieve::Sum{}, w.sums, ws);
+                               E().fence();
+                               w.keys = k.num_keys();
+                             },
+                             see, outs});
   auto makePerm = [make] {
     W w = make();
     (void)sieve::keys::sort_permutation(E(), kN, KeyAt<V1<E>>{w.values}, w.perm);

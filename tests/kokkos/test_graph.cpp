@@ -4,6 +4,7 @@
 // launches; nothing allocated per launch) and sieve::Scanner (against
 // std::inclusive_scan / exclusive_scan; upload / download; clones).
 #include "backend.hpp"
+#include "tools_log.hpp"
 
 #include <sieve/graph.hpp>
 #include <sieve/scanner.hpp>
@@ -195,6 +196,68 @@ TEST(Graph, ScanNodesShareTheArena) {
   Kokkos::deep_copy(t, total);
   EXPECT_EQ(t, o.back());
   EXPECT_EQ(g.arena().bytes() * 2, g.arena().sum_bytes());
+}
+
+/// A tally step: a kernel node changes the weights, a reduce_by_key node sums
+/// them by cell through the permutation of a cell sort; the weights changed
+/// between launches are seen. (Free functions and functors: nvcc's device
+/// lambdas cannot live in a gtest body.)
+void bumpWeights(const TestExec& e, const DView<double>& w, int launch) {
+  Kokkos::parallel_for(
+      "bump", Kokkos::RangePolicy<TestExec>(e, 0, w.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
+        w(i) = 0.5 * double((i * 7 + launch) % 13) + 1e-3 * double(i);
+      });
+}
+struct CellOf {
+  DView<std::int32_t> cell;
+  KOKKOS_INLINE_FUNCTION std::int32_t operator()(const std::int64_t i) const { return cell(i); }
+};
+struct WeightAt {
+  DView<double> w;
+  KOKKOS_INLINE_FUNCTION double operator()(const std::int64_t p) const { return w(p); }
+};
+
+TEST(Graph, ReduceByKeyNodeEqualsTheCallAndAllocatesNothingPerLaunch) {
+  const TestExec exec;
+  const std::int64_t n = 40000; // keys of more than 8192 elements: the big-key scratch
+  const int cells = 5;
+  std::vector<std::int32_t> hc(n);
+  for (std::int64_t i = 0; i < n; ++i) hc[i] = static_cast<std::int32_t>((i * 31) % cells);
+  const CellOf key{toDevice(hc)};
+  DView<std::int64_t> perm("perm", n);
+  DView<double> w("w", n), sums("sums", cells), direct("direct", cells);
+  const auto keys = sieve::keys::sort_permutation(exec, n, key, perm);
+  sieve::Graph<TestExec> g("tally");
+  int launch = 0;
+  g.kernel("weights", [w, &launch](const TestExec& e) { bumpWeights(e, w, launch); });
+  g.reduce_by_key(keys, sieve::keys::project(perm, WeightAt{w}), 0.0, sieve::Sum{}, sums);
+  EXPECT_GT(g.arena().sum_bytes(), 0u) << "the big keys' scratch is the arena's";
+  for (launch = 0; launch < 4; ++launch) {
+    if (launch == 1) {
+      const ToolsLog tools;
+      g.launch(exec);
+      exec.fence();
+      EXPECT_EQ(ToolsLog::allocations(), 0) << ToolsLog::dump();
+    } else {
+      g.launch(exec);
+    }
+    bumpWeights(exec, w, launch);
+    sieve::keys::reduce_by_key(exec, keys, sieve::keys::project(perm, WeightAt{w}), 0.0,
+                               sieve::Sum{}, direct);
+    exec.fence();
+    const auto a = toHost(sums), b = toHost(direct);
+    ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << launch;
+  }
+  // Keys of a workspace call that a node of the graph calls again are stale
+  // from the first launch on: the reduce_by_key node throws, nothing written.
+  sieve::keys::DenseWorkspace<std::int32_t, TestExec> dense(exec, n, 0, cells - 1);
+  const auto wsKeys = sieve::keys::sort_permutation(exec, n, key, perm, dense);
+  sieve::Graph<TestExec> stale("stale");
+  stale.kernel("sort", [=](const TestExec& e) { sieve::keys::sort_permutation(e, n, key, perm, dense); });
+  stale.reduce_by_key(wsKeys, sieve::keys::project(perm, WeightAt{w}), 0.0, sieve::Sum{}, sums);
+  Kokkos::deep_copy(sums, -1.0);
+  EXPECT_THROW(stale.launch(exec), std::invalid_argument);
+  for (const double x : toHost(sums)) EXPECT_EQ(x, -1.0);
 }
 
 // --- Scanner -------------------------------------------------------------------------------

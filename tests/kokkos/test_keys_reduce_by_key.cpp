@@ -4,9 +4,11 @@
 // most elements, keys crossing the 2048-position pieces, a View of values and
 // a projection of the scattered elements), floating-point sums held to the
 // documented fold order (so the bytes are the same on every backend and thread
-// count), and the misuse errors. References are plain sequential loops.
+// count), the ReduceWorkspace form (the same bytes, nothing allocated), and
+// the misuse errors. References are plain sequential loops.
 #include "../common/expect.hpp"
 #include "backend.hpp"
+#include "tools_log.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 using namespace sieve_test;
@@ -210,4 +213,88 @@ TEST(KeysReduceByKey, Misuse) {
   const auto bad = sieve::keys::scatter_dense(exec, toDevice(in, "in"), out, ws);
   expectThrow([&] { sieve::keys::reduce_by_key(exec, bad, values, 0.0, sieve::Sum{}, r); },
               "rejected");
+}
+
+// A ReduceWorkspace: the same bytes as the call without one, nothing
+// allocated by the call (so nothing freed, no fence), one workspace for calls
+// of every size up to the one it was made for.
+TEST(KeysReduceByKey, AWorkspaceGivesTheSameBytesAndAllocatesNothing) {
+  const TestExec exec;
+  const int cells = 997;
+  const size_t largest = 300007;
+  sieve::keys::ReduceWorkspace<double, TestExec> ws(exec, i64(largest));
+  EXPECT_EQ(ws.elements(), i64(largest));
+  for (const size_t n : {size_t(0), size_t(1), size_t(2049), size_t(8193), largest}) {
+    for (const bool one : {false, true}) { // one: a single key holding every element (big)
+      SCOPED_TRACE("n = " + std::to_string(n) + (one ? ", one key" : ", skewed cells"));
+      auto in = particles(n, cells, 23u + unsigned(n));
+      if (one)
+        for (auto& p : in) p.cell = 5;
+      DView<Particle> out("out", n);
+      const auto keys = sieve::keys::scatter_dense(exec, toDevice(in, "in"), 0, cells - 1, out);
+      DView<double> plain("plain", cells), kept("kept", cells);
+      Kokkos::deep_copy(kept, -1.0);
+      sieve::keys::reduce_by_key(exec, keys, sieve::keys::project(out, Weight{}), 0.25,
+                                 sieve::Sum{}, plain);
+      exec.fence();
+      {
+        const ToolsLog tools;
+        sieve::keys::reduce_by_key("tally", exec, keys, sieve::keys::project(out, Weight{}), 0.25,
+                                   sieve::Sum{}, kept, ws);
+        exec.fence();
+        EXPECT_EQ(ToolsLog::allocations(), 0) << ToolsLog::dump();
+        EXPECT_TRUE(ToolsLog::hasPrefix("region tally: sieve::keys::reduce_by_key"))
+            << ToolsLog::dump();
+      }
+      EXPECT_TRUE(sameBytes(toHost(kept), toHost(plain)));
+      // The integer form of the same keys through a workspace of its type.
+      sieve::keys::ReduceWorkspace<i64, TestExec> ws64(exec, i64(n));
+      std::vector<i64> ones(n, 1);
+      DView<i64> counts("counts", cells);
+      sieve::keys::reduce_by_key(exec, keys, toDevice(ones, "ones"), i64(0), sieve::Sum{}, counts,
+                                 ws64);
+      const auto off = toHost(keys.offsets());
+      const auto hc = toHost(counts);
+      for (int k = 0; k < cells; ++k)
+        ASSERT_EQ(hc[size_t(k)], off[size_t(k) + 1] - off[size_t(k)]) << k;
+    }
+  }
+}
+
+TEST(KeysReduceByKey, WorkspaceMisuse) {
+  const TestExec exec;
+  const size_t n = 20000; // > the big-key bound: the workspace holds scratch
+  std::vector<std::int32_t> in(n, 1);
+  DView<std::int32_t> out("out", n);
+  const auto keys = sieve::keys::scatter_dense(exec, toDevice(in, "in"), 0, 3, out);
+  DView<double> values("v", n), r("r", 4);
+  Kokkos::deep_copy(values, 1.0);
+  Kokkos::deep_copy(r, 9.0);
+  const auto untouched = [&] {
+    for (const double x : toHost(r))
+      if (x != 9.0) return false;
+    return true;
+  };
+  const sieve::keys::ReduceWorkspace<double, TestExec> empty;
+  EXPECT_EQ(empty.elements(), -1);
+  expectInvalid([&] { sieve::keys::reduce_by_key(exec, keys, values, 0.0, sieve::Sum{}, r, empty); },
+                "the workspace is empty");
+  EXPECT_TRUE(untouched());
+  const sieve::keys::ReduceWorkspace<double, TestExec> small(exec, i64(n) - 1);
+  expectInvalid([&] { sieve::keys::reduce_by_key(exec, keys, values, 0.0, sieve::Sum{}, r, small); },
+                "exceed the workspace's " + std::to_string(n - 1));
+  EXPECT_TRUE(untouched());
+  // A result in the workspace's own scratch.
+  const sieve::keys::ReduceWorkspace<double, TestExec> ws(exec, i64(n));
+  ASSERT_GE(ws.first().extent(0), 4u);
+  expectInvalid(
+      [&] { sieve::keys::reduce_by_key(exec, keys, values, 0.0, sieve::Sum{}, ws.first(), ws); },
+      "overlaps the workspace");
+  expectInvalid([&] { sieve::keys::ReduceWorkspace<double, TestExec>(exec, -1); },
+                "elements = -1 is negative");
+  // It still works after the rejections.
+  sieve::keys::reduce_by_key(exec, keys, values, 0.0, sieve::Sum{}, r, ws);
+  const auto hr = toHost(r);
+  EXPECT_EQ(hr[1], double(n));
+  EXPECT_EQ(hr[0], 0.0);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve — sieve::Graph: a step built once and launched many times. Nodes:
-// compaction (+ trigger), spawn, reorder and restore of a Population, scans, and
-// user kernels; their scratch comes from one ScratchArena (the peak of the
-// nodes' needs, not the sum). Nothing is allocated per launch; the Views the
+// compaction (+ trigger), spawn, reorder and restore of a Population, scans,
+// keys::reduce_by_key, and user kernels (any capture-safe call: the keys'
+// workspace forms, findall into a workspace); their scratch comes from one
+// ScratchArena (the peak of the nodes' needs, not the sum). Nothing is allocated per launch; the Views the
 // nodes name are read at every launch (a mask changed between launches is
 // seen).
 //
@@ -30,6 +31,7 @@
 #include <sieve/impl/faces.hpp>
 #include <sieve/impl/population/access.hpp>
 #include <sieve/impl/population/state.hpp>
+#include <sieve/keys.hpp>
 #include <sieve/population.hpp>
 #include <sieve/reserve.hpp>
 #include <sieve/scan.hpp>
@@ -188,6 +190,39 @@ class Graph {
           if (total.data() != nullptr) sieve::inclusive_scan(label, exec, in, out, op, sums, total);
           else sieve::inclusive_scan(label, exec, in, out, op, sums);
         });
+  }
+
+  /// keys::reduce_by_key of `values` by `keys` into `result` (init, op; as the
+  /// call), the scratch of its big keys from the arena: no allocation, no
+  /// fence, nothing read back at a launch. The keys' offsets and the values
+  /// are read at every launch. Keys of a workspace call must stay that
+  /// workspace's latest: a node that calls the workspace again makes them
+  /// stale, and the launch throws (std::invalid_argument, as the call does).
+  /// Returns the node.
+  template <class Keys, class Values, class Init, class Op, class Result>
+  node reduce_by_key(const Keys& keys, const Values& values, const Init& init, const Op& op,
+                     const Result& result, const deps& after = {}) {
+    static_assert(Impl::Keys::kIsKeys<Keys>,
+                  "sieve::Graph::reduce_by_key: 'keys' must be the DenseKeys, SparseKeys or "
+                  "ReducedKeys of a call");
+    using T = typename Result::non_const_value_type;
+    using Kept = sieve::keys::ReduceWorkspace<T, ExecSpace>;
+    const std::int64_t n = keys.num_elements();
+    const std::int64_t pieces = Impl::Keys::foldScratchPieces(n);
+    const int slot = reserve("reduce_by_key", 2 * static_cast<std::size_t>(pieces) * sizeof(T));
+    return add("reduce_by_key", after, slot,
+               [keys, values, init, op, result, n, pieces,
+                label = s_->label](const ExecSpace& exec, const Scratch& s) {
+                 T* p = reinterpret_cast<T*>(s.data());
+                 const typename Kept::scratch_view first(
+                     Kokkos::View<T*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                         p, static_cast<std::size_t>(pieces)));
+                 const typename Kept::scratch_view last(
+                     Kokkos::View<T*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                         p + pieces, static_cast<std::size_t>(pieces)));
+                 Impl::Keys::foldEntry(Impl::Names(label, "sieve::keys::reduce_by_key"), exec,
+                                       keys, values, init, op, result, Kept(first, last, n));
+               });
   }
 
   /// A user kernel: `f(exec)` enqueues work on the instance (no fence, no

@@ -2,7 +2,8 @@
 // Sieve — sieve::keys: move elements into key order in parallel, so that the
 // elements of every key are contiguous, then work on every key (the model:
 // VTK's vtk::keys). The results (DenseKeys, SparseKeys, ReducedKeys,
-// Grouping), DenseWorkspace and SparseWorkspace are in <sieve/keys_results.hpp>.
+// Grouping), DenseWorkspace, SparseWorkspace and ReduceWorkspace are in
+// <sieve/keys_results.hpp>.
 //
 //   DenseKeys  scatter_dense([label,] [exec,] input[, min_key, max_key], output)
 //   DenseKeys  scatter_dense([label,] exec, input, output, DenseWorkspace&)  (asynchronous)
@@ -15,6 +16,8 @@
 //   ReducedKeys reduce([label,] [exec,] keys, output, functor | SortUnique{})  (a filter)
 //   void       reduce_by_key([label,] [exec,] keys, values | project(output, fn), init, op,
 //                            result)  (per-key sums, min, max, ...)
+//   void       reduce_by_key([label,] exec, keys, values | project(output, fn), init, op,
+//                            result, ReduceWorkspace&)  (asynchronous)
 //   int64      compact([label,] [exec,] keys, reduced, input, output)
 //   Grouping   group([label,] [exec,] keys, output, functor | SortGroup{})
 //   int64      compact([label,] [exec,] groups, input, output)
@@ -377,7 +380,8 @@ void sort_permutation(const First&, const Rest&...) {
 /// is folded left to right from its first value, and result(k) = init op
 /// piece_0 op piece_1 ... — so floating-point sums are the same bytes on every
 /// backend. O(elements + keys) work, O(elements / 2048) scratch. Blocks
-/// (fences `exec` before freeing its scratch). Throws std::invalid_argument
+/// (fences `exec` before freeing its scratch; with a ReduceWorkspace, below,
+/// it allocates nothing and is asynchronous). Throws std::invalid_argument
 /// (nothing written) for values shorter than num_elements(), a result shorter
 /// than num_keys(), a result sharing a byte with the values or the keys'
 /// offsets, or keys whose asynchronous scatter rejected its input.
@@ -401,6 +405,31 @@ std::enable_if_t<Impl::kIsExec<ExecSpace>> reduce_by_key(const std::string& labe
                                                          const Op& op, const Result& result) {
   Impl::Keys::foldEntry(Impl::Names(label, "sieve::keys::reduce_by_key"), exec, keys, values, init,
                         op, result);
+}
+
+/// reduce_by_key with its scratch in `workspace` (a ReduceWorkspace<T,
+/// ExecSpace>, T the result's value type, made for at least the keys'
+/// num_elements()): allocates nothing, fences nothing, reads nothing back:
+/// asynchronous on `exec` and capture-safe. The same bytes as the form
+/// without it. Throws as that form, and std::invalid_argument (nothing
+/// written) for an empty workspace, keys of more elements than it was made
+/// for, or a result, values or offsets sharing a byte with its scratch.
+template <class ExecSpace, class Keys, class Values, class Init, class Op, class Result, class T>
+std::enable_if_t<Impl::kIsExec<ExecSpace>> reduce_by_key(
+    const ExecSpace& exec, const Keys& keys, const Values& values, const Init& init, const Op& op,
+    const Result& result, const ReduceWorkspace<T, ExecSpace>& workspace) {
+  Impl::Keys::foldEntry(Impl::Names("", "sieve::keys::reduce_by_key"), exec, keys, values, init, op,
+                        result, workspace);
+}
+
+/// reduce_by_key with a workspace and a label (as the labelled form).
+template <class ExecSpace, class Keys, class Values, class Init, class Op, class Result, class T>
+std::enable_if_t<Impl::kIsExec<ExecSpace>> reduce_by_key(
+    const std::string& label, const ExecSpace& exec, const Keys& keys, const Values& values,
+    const Init& init, const Op& op, const Result& result,
+    const ReduceWorkspace<T, ExecSpace>& workspace) {
+  Impl::Keys::foldEntry(Impl::Names(label, "sieve::keys::reduce_by_key"), exec, keys, values, init,
+                        op, result, workspace);
 }
 
 /// reduce_by_key on a default instance of the keys' execution space

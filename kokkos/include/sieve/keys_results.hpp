@@ -354,6 +354,58 @@ class SparseWorkspace {
   std::shared_ptr<std::int64_t> generation_ = std::make_shared<std::int64_t>(0);
 };
 
+/// Scratch for keys::reduce_by_key with results of type T over keys of at
+/// most `elements` elements, allocated once: reduce_by_key given it allocates
+/// nothing and does not fence, so it is asynchronous on its instance and
+/// capture-safe (a sieve::Graph node, a CUDA graph). It holds two values of T
+/// per 2048 elements (the pieces of the keys too big for one thread), none
+/// when no key can be that big. One call at a time: the next call given it (or a
+/// copy: copies share the scratch) must be ordered after the last one (the
+/// same instance, or a fence between instances).
+template <class T, class ExecSpace>
+class ReduceWorkspace {
+ public:
+  using value_type = T;
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using scratch_view = Kokkos::View<T*, memory_space>;
+
+  /// Empty: reduce_by_key given it throws. O(1).
+  ReduceWorkspace() = default;
+  /// Allocates the scratch on `exec` (O(elements / 2048) values, not
+  /// initialised; blocking as an allocation is). Throws
+  /// std::invalid_argument for elements < 0.
+  ReduceWorkspace(const ExecSpace& exec, std::int64_t elements) {
+    constexpr const char* fn = "sieve::keys::ReduceWorkspace";
+    if (elements < 0) Impl::fail(fn, "elements = " + std::to_string(elements) + " is negative");
+    const Impl::Names names("", fn);
+    const std::int64_t pieces = Impl::Keys::foldScratchPieces(elements);
+    first_ = Impl::allocate<scratch_view>(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("first")),
+        static_cast<std::size_t>(pieces));
+    last_ = Impl::allocate<scratch_view>(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("last")),
+        static_cast<std::size_t>(pieces));
+    n_ = elements;
+  }
+
+  /// (internal) over scratch owned elsewhere (a Graph's arena): two Views of
+  /// Impl::Keys::foldScratchPieces(elements) values each.
+  ReduceWorkspace(const scratch_view& first, const scratch_view& last, std::int64_t elements)
+      : first_(first), last_(last), n_(elements) {}
+
+  /// The most elements the keys of a call given it may have (-1: empty). O(1).
+  std::int64_t elements() const { return n_; }
+
+  /// (internal) the two scratch Views of foldByKey.
+  const scratch_view& first() const { return first_; }
+  const scratch_view& last() const { return last_; }
+
+ private:
+  scratch_view first_, last_;
+  std::int64_t n_ = -1;
+};
+
 /// The keys of the survivors of reduce (or of the groups of group): the key
 /// ids of the keys it was made from, the survivors of key id k being
 /// [offset(k), offset(k + 1)) of the compacted output.
@@ -430,6 +482,10 @@ template <class T>
 struct IsSparseWorkspace : std::false_type {};
 template <class K, class E>
 struct IsSparseWorkspace<sieve::keys::SparseWorkspace<K, E>> : std::true_type {};
+template <class T>
+struct IsReduceWorkspace : std::false_type {};
+template <class V, class E>
+struct IsReduceWorkspace<sieve::keys::ReduceWorkspace<V, E>> : std::true_type {};
 } // namespace Keys
 } // namespace Impl
 } // namespace sieve

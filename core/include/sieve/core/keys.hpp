@@ -183,6 +183,11 @@ SIEVE_INLINE constexpr std::int64_t foldPieces(std::int64_t n) {
 /// A key of more elements is folded piece by piece in parallel (the same
 /// order: it only decides who computes it).
 inline constexpr std::int64_t kFoldBigKey = Tuning::Portable::kFoldBigKeyPieces * kFoldPiece;
+/// The scratch of a fold over n positions: a value per piece twice over
+/// (each piece's first and last partial fold), none when no key can be big.
+SIEVE_INLINE constexpr std::int64_t foldScratchPieces(std::int64_t n) {
+  return n <= kFoldBigKey ? 0 : foldPieces(n);
+}
 
 } // namespace Keys
 } // namespace Impl

@@ -342,14 +342,29 @@ struct FoldOp<Op, T, std::void_t<std::invoke_result_t<const Op&, const T&, const
       std::is_convertible_v<std::invoke_result_t<const Op&, const T&, const T&>, T>;
 };
 
+/// A ReduceWorkspace for results of type T on Exec (or no workspace).
+template <class Kept, class T, class Exec>
+struct FoldKept {
+  static constexpr bool ok = std::is_same_v<Kept, std::nullptr_t>;
+};
+template <class V, class E, class T, class Exec>
+struct FoldKept<sieve::keys::ReduceWorkspace<V, E>, T, Exec> {
+  static constexpr bool ok = std::is_same_v<V, T> && std::is_same_v<E, Exec>;
+};
+
 /// Every reduce_by_key form ends here: compile-time checks, run-time checks,
-/// then the fold (fold.hpp).
-template <class Exec, class Keys, class Values, class Init, class Op, class Result>
+/// then the fold (fold.hpp). kept: a ReduceWorkspace, or nullptr.
+template <class Exec, class Keys, class Values, class Init, class Op, class Result,
+          class Kept = std::nullptr_t>
 void foldEntry(const Impl::Names& names, const Exec& exec, const Keys& keys, const Values& values,
-               const Init& init, const Op& op, const Result& result) {
+               const Init& init, const Op& op, const Result& result, const Kept& kept = nullptr) {
   constexpr const char* fn = "sieve::keys::reduce_by_key";
   using FV = FoldValues<Values>;
   using T = typename Safe<Result>::value;
+  static_assert(FoldKept<Kept, T, Exec>::ok,
+                "sieve::keys::reduce_by_key: the workspace must be a "
+                "sieve::keys::ReduceWorkspace<T, ExecSpace> of the result's value type T and the "
+                "call's execution space");
   static_assert(kIsKeys<Keys>,
                 "sieve::keys::reduce_by_key: 'keys' must be the DenseKeys, SparseKeys or "
                 "ReducedKeys of a call");
@@ -371,7 +386,8 @@ void foldEntry(const Impl::Names& names, const Exec& exec, const Keys& keys, con
                 "sieve::keys::reduce_by_key: 'op' must be callable as op(T, T) on the execution "
                 "space, returning a T (T: the result's value type), e.g. sieve::Sum{}");
   if constexpr (kIsKeys<Keys> && FV::ok && Safe<Result>::rank == 1 && Safe<Result>::writable &&
-                std::is_convertible_v<Init, T> && FoldOp<Op, T>::ok) {
+                std::is_convertible_v<Init, T> && FoldOp<Op, T>::ok &&
+                FoldKept<Kept, T, Exec>::ok) {
     if constexpr (std::is_convertible_v<typename FV::type, T> &&
                   Safe<typename FV::View>::template accessible<Exec>() &&
                   Safe<Result>::template accessible<Exec>()) {
@@ -387,17 +403,31 @@ void foldEntry(const Impl::Names& names, const Exec& exec, const Keys& keys, con
         Impl::fail(fn, "result.extent(0) = " + std::to_string(Impl::extent64(result)) +
                            " is smaller than the " + std::to_string(K) +
                            " key ids; nothing was written");
-      const std::vector<Impl::ArrayBytes> arrays{
+      std::vector<Impl::ArrayBytes> arrays{
           Impl::arrayBytes("values", v.data(), static_cast<i64>(Impl::coveredBytes(v)), 1),
           Impl::arrayBytes("keys.offsets()", keys.offsets().data(),
                            static_cast<i64>(Impl::coveredBytes(keys.offsets())), 1),
           Impl::arrayBytes("result", result.data(), static_cast<i64>(Impl::coveredBytes(result)),
                            1)};
+      if constexpr (!std::is_same_v<Kept, std::nullptr_t>) {
+        if (kept.elements() < 0)
+          Impl::fail(fn, "the workspace is empty (default-constructed); nothing was written");
+        if (N > kept.elements())
+          Impl::fail(fn, "the keys' " + std::to_string(N) +
+                             " elements exceed the workspace's " +
+                             std::to_string(kept.elements()) + "; nothing was written");
+        // (the workspace's scratch: apart from the result, which it is written with)
+        arrays.push_back(Impl::arrayBytes("the workspace", kept.first().data(),
+                                          static_cast<i64>(Impl::coveredBytes(kept.first())), 1));
+        arrays.push_back(Impl::arrayBytes("the workspace", kept.last().data(),
+                                          static_cast<i64>(Impl::coveredBytes(kept.last())), 1));
+      }
       Impl::checkApart(fn, arrays, 2, true,
-                       "result must not share a byte with the values or the offsets");
+                       "result must not share a byte with the values, the offsets or the "
+                       "workspace");
       const Impl::CallRegion region(names, Impl::Face::Portable);
       foldByKey(names, exec, keys.offsets(), K, N, FV::reader(values), static_cast<T>(init), op,
-                result);
+                result, kept);
     }
   }
 }

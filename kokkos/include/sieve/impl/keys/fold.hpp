@@ -9,7 +9,9 @@
 #include <sieve/impl/keys/counting.hpp>
 #include <sieve/impl/keys/merge.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace sieve {
 namespace Impl {
@@ -71,29 +73,39 @@ KOKKOS_INLINE_FUNCTION i64 keyAt(const Offsets& offsets, i64 K, i64 p) {
 /// would serialise): their pieces in parallel — the part of the key holding a
 /// piece's first position (first) and of a key starting inside the piece
 /// (last) — then one thread per piece combines the big key ending there.
-/// Enqueued on `exec`; the pieces' scratch is freed on return, so it fences
-/// `exec` first.
-template <class Exec, class Offsets, class Values, class T, class Op, class Result>
+/// Enqueued on `exec`. Without a workspace (`kept`: a ReduceWorkspace, or
+/// nullptr) the pieces' scratch is allocated here and freed on return, so it
+/// fences `exec` first; with one, nothing is allocated and nothing fences.
+template <class Exec, class Offsets, class Values, class T, class Op, class Result,
+          class Kept = std::nullptr_t>
 void foldByKey(const sieve::Impl::Names& names, const Exec& exec, const Offsets& offsets, i64 K,
-               i64 N, const Values& value, const T& init, const Op& op, const Result& result) {
+               i64 N, const Values& value, const T& init, const Op& op, const Result& result,
+               const Kept& kept = nullptr) {
   if (K == 0) return;
   using Mem = typename Exec::memory_space;
   constexpr i64 B = kFoldPiece;
   constexpr i64 big = kFoldBigKey;
+  constexpr bool kOwn = std::is_same_v<Kept, std::nullptr_t>;
   Kokkos::parallel_for(
       names("keys"), Range<Exec>(exec, 0, K), KOKKOS_LAMBDA(const i64 k) {
         const i64 a = offsets(k), z = offsets(k + 1);
         if (z - a <= big) result(k) = foldKey<T>(value, init, op, a, z);
       });
-  // Big keys need more than kFoldBigKey elements: none when N is smaller.
-  if (N <= big) return;
-  const i64 pieces = foldPieces(N);
-  auto first = sieve::Impl::allocate<Kokkos::View<T*, Mem>>(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("first")),
-      static_cast<std::size_t>(pieces));
-  auto last = sieve::Impl::allocate<Kokkos::View<T*, Mem>>(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("last")),
-      static_cast<std::size_t>(pieces));
+  // Big keys need more than kFoldBigKey elements: none (no scratch) when N is smaller.
+  const i64 pieces = foldScratchPieces(N);
+  if (pieces == 0) return;
+  Kokkos::View<T*, Mem> first, last;
+  if constexpr (kOwn) {
+    first = sieve::Impl::allocate<Kokkos::View<T*, Mem>>(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("first")),
+        static_cast<std::size_t>(pieces));
+    last = sieve::Impl::allocate<Kokkos::View<T*, Mem>>(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("last")),
+        static_cast<std::size_t>(pieces));
+  } else {
+    first = kept.first();
+    last = kept.last();
+  }
   Kokkos::parallel_for(
       names("big_pieces"), Range<Exec>(exec, 0, pieces), KOKKOS_LAMBDA(const i64 b) {
         i64 s = 0, e = 0;
@@ -122,7 +134,7 @@ void foldByKey(const sieve::Impl::Names& names, const Exec& exec, const Offsets&
         for (i64 c = ba + 1; c <= b; ++c) r = static_cast<T>(op(r, first(c)));
         result(k) = r;
       });
-  sieve::Impl::fence(exec, "keys::reduce_by_key: pieces freed");
+  if constexpr (kOwn) sieve::Impl::fence(exec, "keys::reduce_by_key: pieces freed");
 }
 
 } // namespace Keys
