@@ -414,20 +414,22 @@ std::enable_if_t<Impl::kIsExec<ExecSpace>> reduce_by_key(const std::string& labe
 /// without it. Throws as that form, and std::invalid_argument (nothing
 /// written) for an empty workspace, keys of more elements than it was made
 /// for, or a result, values or offsets sharing a byte with its scratch.
-template <class ExecSpace, class Keys, class Values, class Init, class Op, class Result, class T>
+template <class ExecSpace, class Keys, class Values, class Init, class Op, class Result, class T,
+          class WorkspaceExec>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> reduce_by_key(
     const ExecSpace& exec, const Keys& keys, const Values& values, const Init& init, const Op& op,
-    const Result& result, const ReduceWorkspace<T, ExecSpace>& workspace) {
+    const Result& result, const ReduceWorkspace<T, WorkspaceExec>& workspace) {
   Impl::Keys::foldEntry(Impl::Names("", "sieve::keys::reduce_by_key"), exec, keys, values, init, op,
                         result, workspace);
 }
 
 /// reduce_by_key with a workspace and a label (as the labelled form).
-template <class ExecSpace, class Keys, class Values, class Init, class Op, class Result, class T>
+template <class ExecSpace, class Keys, class Values, class Init, class Op, class Result, class T,
+          class WorkspaceExec>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> reduce_by_key(
     const std::string& label, const ExecSpace& exec, const Keys& keys, const Values& values,
     const Init& init, const Op& op, const Result& result,
-    const ReduceWorkspace<T, ExecSpace>& workspace) {
+    const ReduceWorkspace<T, WorkspaceExec>& workspace) {
   Impl::Keys::foldEntry(Impl::Names(label, "sieve::keys::reduce_by_key"), exec, keys, values, init,
                         op, result, workspace);
 }
