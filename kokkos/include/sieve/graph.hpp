@@ -3,9 +3,9 @@
 // compaction (+ trigger), spawn, reorder and restore of a Population, scans,
 // keys::reduce_by_key, and user kernels (any capture-safe call: the keys'
 // workspace forms, findall into a workspace); their scratch comes from one
-// ScratchArena (the peak of the nodes' needs, not the sum). Nothing is allocated per launch; the Views the
-// nodes name are read at every launch (a mask changed between launches is
-// seen).
+// ScratchArena (the peak of the nodes' needs, not the sum). Nothing is
+// allocated per launch; the Views the nodes name are read at every launch (a
+// mask changed between launches is seen).
 //
 //   sieve::Graph<Exec> step("step");
 //   auto t = step.kernel("transport", [=](const Exec& e) { Kokkos::parallel_for(..., e, ...); });
