@@ -69,7 +69,7 @@ bool sorted(const Kokkos::View<Elem*, Mem>& v, bool stable) {
 /// against that BinSort's own application step, BinSort::sort(x) (its
 /// create_permute_vector outside the timing), in the same run: 2^18 - 2^22
 /// rows. Also what the check that no entry of perm repeats (on with the
-/// debug checks) adds.
+/// debug checks) adds, and the asynchronous form through a PermuteWorkspace.
 void benchPermute(const HostExec& exec, int reps) {
   using X = Kokkos::View<double* [3], Mem>;
   using Keys = Kokkos::View<std::int32_t*, Mem>;
@@ -99,6 +99,7 @@ void benchPermute(const HostExec& exec, int reps) {
           perm64(i) = static_cast<std::int64_t>(order(i));
         });
     Kokkos::View<unsigned char*, Mem> scratch("scratch", sieve::permute_scratch_bytes(x));
+    const sieve::keys::PermuteWorkspace<HostExec> pws(exec, x);
     exec.fence();
     const auto reset = [&] {
       Kokkos::deep_copy(exec, x, x0);
@@ -129,6 +130,12 @@ void benchPermute(const HostExec& exec, int reps) {
                             sieve::keys::permute(exec, perm32, scratch, x);
                             exec.fence();
                             sieve::set_debug_checks(false);
+                          },
+                          reset});
+    c.variants.push_back({"sieve permute, PermuteWorkspace",
+                          [&] {
+                            sieve::keys::permute(exec, perm32, pws, x);
+                            exec.fence();
                           },
                           reset});
     c.variants.push_back({"sieve permute, int64 perm",

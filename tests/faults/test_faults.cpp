@@ -321,6 +321,16 @@ TYPED_TEST(Faults, Keys) {
                                E().fence();
                              },
                              see});
+  failEachAllocation(Case<W>{"keys::PermuteWorkspace + permute (async) + check", makePerm,
+                             [](W& w) {
+                               const sieve::keys::PermuteWorkspace<E> ws(E(), w.values, w.rows);
+                               // (check() first: one failing after the permute ran would
+                               // leave it done, and the repeated call would permute twice)
+                               ws.check(E());
+                               sieve::keys::permute(E(), w.perm, ws, w.values, w.rows);
+                               E().fence();
+                             },
+                             see});
   failEachAllocation(Case<W>{"keys::scatter_dense + reduce + compact", make,
                              [](W& w) {
                                const auto d = sieve::keys::scatter_dense(E(), w.in, w.out);

@@ -260,6 +260,83 @@ TEST(Graph, ReduceByKeyNodeEqualsTheCallAndAllocatesNothingPerLaunch) {
   for (const double x : toHost(sums)) EXPECT_EQ(x, -1.0);
 }
 
+// A sort-by-cell step as one graph: drift (a kernel), sort_permutation into a
+// DenseWorkspace (a kernel node), permute of the planes through a
+// PermuteWorkspace (a node): each launch equals the same calls made one by
+// one on copies of the planes, and allocates, reduces and copies nothing in
+// the permute. A perm with an entry outside [0, n) writes nothing, and the
+// workspace's check() throws.
+TEST(Graph, PermuteNodesSortByCellAsTheCallsDo) {
+  const TestExec exec;
+  const std::int64_t n = 30011;
+  const int cells = 64;
+  DView<double> x("x", n), xd("xd", n);
+  DView<std::int32_t> cell("cell", n), celld("celld", n);
+  Kokkos::parallel_for(
+      "init", Kokkos::RangePolicy<TestExec>(exec, 0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+        x(i) = xd(i) = 0.5 * double(i);
+        cell(i) = celld(i) = static_cast<std::int32_t>((i * 7919) % cells);
+      });
+  DView<std::int64_t> perm("perm", n), permd("permd", n);
+  sieve::keys::DenseWorkspace<std::int32_t, TestExec> dense(exec, n, 0, cells - 1),
+      dense2(exec, n, 0, cells - 1);
+  sieve::keys::PermuteWorkspace<TestExec> pw(exec, x, cell), pw2(exec, x, cell);
+  const auto drift = [cells](const TestExec& e, const DView<double>& px,
+                             const DView<std::int32_t>& pc) {
+    Kokkos::parallel_for(
+        "drift", Kokkos::RangePolicy<TestExec>(e, 0, px.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          px(i) += 1.0;
+          pc(i) = (pc(i) + static_cast<std::int32_t>(i % 3)) % cells;
+        });
+  };
+  sieve::Graph<TestExec> g("sortstep");
+  g.kernel("drift", [=](const TestExec& e) { drift(e, x, cell); });
+  g.kernel("sort", [=](const TestExec& e) {
+    sieve::keys::sort_permutation(e, n, CellOf{cell}, perm, dense);
+  });
+  g.permute(perm, pw, sieve::planes(x, cell));
+  for (int launch = 0; launch < 3; ++launch) {
+    g.launch(exec);
+    drift(exec, xd, celld);
+    sieve::keys::sort_permutation(exec, n, CellOf{celld}, permd, dense2);
+    if (launch == 1) {
+      exec.fence();
+      const ToolsLog tools;
+      sieve::keys::permute(exec, permd, pw2, xd, celld);
+      EXPECT_EQ(ToolsLog::allocations() + ToolsLog::reductions() + ToolsLog::deepCopies(), 0)
+          << ToolsLog::dump();
+    } else {
+      sieve::keys::permute(exec, permd, pw2, xd, celld);
+    }
+    exec.fence();
+    pw.check(exec);
+    const auto a = toHost(x), b = toHost(xd);
+    ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << launch;
+    const auto c = toHost(cell);
+    ASSERT_EQ(c, toHost(celld)) << launch;
+    for (std::int64_t i = 1; i < n; ++i) ASSERT_LE(c[i - 1], c[i]) << launch << " " << i;
+  }
+  // An entry of perm outside [0, n): the node writes nothing; check() throws.
+  sieve::Graph<TestExec> bad("bad");
+  bad.kernel("sort", [=](const TestExec& e) {
+    sieve::keys::sort_permutation(e, n, CellOf{cell}, perm, dense);
+    Kokkos::parallel_for(
+        "spoil", Kokkos::RangePolicy<TestExec>(e, 0, 1),
+        KOKKOS_LAMBDA(const std::int64_t) { perm(n / 2) = n; });
+  });
+  bad.unpermute(perm, pw, sieve::planes(x, cell));
+  const auto xs = toHost(x);
+  const auto cs = toHost(cell);
+  bad.launch(exec);
+  exec.fence();
+  EXPECT_TRUE(toHost(x) == xs);
+  EXPECT_TRUE(toHost(cell) == cs);
+  EXPECT_THROW(pw.check(exec), std::invalid_argument);
+  EXPECT_THROW(g.permute(perm, sieve::keys::PermuteWorkspace<TestExec>(), sieve::planes(x)),
+               std::invalid_argument);
+}
+
 // --- Scanner -------------------------------------------------------------------------------
 
 TEST(Scanner, InclusiveAndExclusiveRoundTrips) {

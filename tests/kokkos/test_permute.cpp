@@ -4,9 +4,12 @@
 // rank-2 planes (LayoutRight rows, LayoutLeft columns, LayoutStride
 // subviews), int32 and int64 permutations, against a plain sequential
 // reference on the bytes of the whole allocation (so a byte written outside
-// a plane is caught); then the misuse cases (nothing written when they throw).
+// a plane is caught), each case through a caller's scratch and through a
+// PermuteWorkspace (nothing allocated, read back or fenced); then the misuse
+// cases (nothing written when they throw or when the workspace rejects).
 #include "../common/expect.hpp"
 #include "backend.hpp"
+#include "tools_log.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -107,6 +110,22 @@ void checkPlane(const B& parent, const V& v, std::uint64_t seed, bool gather) {
   std::size_t bad = 0;
   while (bad < got.size() && got[bad] == want[bad]) ++bad;
   EXPECT_EQ(bad, got.size()) << "first wrong byte " << bad << " (n = " << n << ")";
+  // The same call through a workspace: the same bytes, and nothing
+  // allocated, reduced, copied or fenced.
+  sieve::keys::PermuteWorkspace<TestExec> ws(exec, v);
+  upload(parent, before);
+  Kokkos::fence();
+  {
+    const ToolsLog tools;
+    if (gather) sieve::keys::permute(exec, d, ws, v);
+    else sieve::keys::unpermute(exec, d, ws, v);
+    EXPECT_EQ(ToolsLog::allocations(), 0) << ToolsLog::dump();
+    EXPECT_EQ(ToolsLog::reductions(), 0) << ToolsLog::dump();
+    EXPECT_EQ(ToolsLog::deepCopies(), 0);
+    EXPECT_EQ(ToolsLog::fences(), 0);
+  }
+  ws.check(exec);
+  EXPECT_TRUE(download(parent) == want) << "the workspace form (n = " << n << ")";
 }
 
 template <class T>
@@ -325,4 +344,95 @@ TEST(KokkosPermute, MisuseThrowsAndWritesNothing) {
   // n == 0: nothing to do, any scratch (an empty one too).
   DView<double> none("none", 0);
   sieve::keys::permute(exec, DView<std::int32_t>("p", 0), Bytes("s", 0), none);
+}
+
+// The workspace form: a bad perm is counted on the device, no plane is
+// written by it nor by any later call given the workspace, and check()
+// throws (then the word is clear and the calls move again).
+TEST(KokkosPermute, AWorkspaceDefersTheRangeCheckAndWritesNothing) {
+  const std::int64_t n = 1000;
+  Bytes parent("parent", static_cast<std::size_t>(n) * 3 * sizeof(double));
+  const auto before = randomBytes(parent.extent(0), 19);
+  upload(parent, before);
+  Rank2<double, Kokkos::LayoutRight> x(reinterpret_cast<double*>(parent.data()), n);
+  DView<std::int32_t> id("id", n);
+  Kokkos::parallel_for(
+      "iota", Kokkos::RangePolicy<TestExec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+        id(i) = static_cast<std::int32_t>(i);
+      });
+  TestExec exec;
+  sieve::keys::PermuteWorkspace<TestExec> ws(exec, x, id);
+  EXPECT_EQ(ws.elements(), n);
+  EXPECT_EQ(ws.max_row_bytes(), 3 * sizeof(double));
+  auto unchanged = [&] {
+    EXPECT_EQ(download(parent), before);
+    auto h = toHost(id);
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(h[static_cast<std::size_t>(i)], i);
+  };
+  const auto perm = randomPerm<std::int32_t>(n, 5);
+  const auto good = toDevice(perm, "perm");
+  for (const std::int32_t badValue : {static_cast<std::int32_t>(n), -1}) {
+    auto p = perm;
+    p[617] = badValue;
+    p[3] = badValue;
+    const auto d = toDevice(p, "perm");
+    sieve::keys::permute(exec, d, ws, x, id);      // no throw: counted on the device
+    sieve::keys::unpermute(exec, good, ws, x, id); // a good perm after it: nothing moves
+    sieve::keys::permute(exec, good, ws, x, id);
+    unchanged();
+    expectInvalid([&] { ws.check(exec); }, "2 entries of perm lay outside [0, n)");
+    ws.check(exec); // cleared
+    sieve::keys::unpermute(exec, d, ws, x, id);
+    unchanged();
+    // The fencing overload checks: it throws at the call.
+    expectInvalid([&] { sieve::keys::permute(good, ws, x, id); }, "2 entries");
+    unchanged();
+  }
+  // A good perm moves again, and unpermute gives the planes back.
+  sieve::keys::permute(exec, good, ws, x, id);
+  {
+    auto h = toHost(id);
+    for (std::int64_t j = 0; j < n; ++j)
+      ASSERT_EQ(h[static_cast<std::size_t>(j)], perm[static_cast<std::size_t>(j)]) << j;
+  }
+  sieve::keys::unpermute(good, ws, x, id);
+  unchanged();
+  // A workspace made for more samples and wider rows serves too.
+  const sieve::keys::PermuteWorkspace<TestExec> big(exec, n + 100, 64);
+  sieve::keys::permute(exec, good, big, x, id);
+  sieve::keys::unpermute(good, big, x, id);
+  unchanged();
+  // Planes with no byte to move: the range is still counted.
+  Kokkos::View<double**, TestDevice> empty("empty", n, 0);
+  auto p = perm;
+  p[999] = -7;
+  sieve::keys::permute(exec, toDevice(p, "perm"), ws, empty);
+  expectInvalid([&] { ws.check(exec); }, "1 entry of perm lay outside");
+  // With the debug checks on, the call checks on the host and throws at once.
+  {
+    auto q = toHost(good);
+    q[5] = q[900];
+    const bool was = sieve::debug_checks();
+    sieve::set_debug_checks(true);
+    expectInvalid([&] { sieve::keys::permute(exec, toDevice(q, "perm"), ws, x, id); },
+                  "no entry names sample");
+    sieve::set_debug_checks(was);
+  }
+  ws.check(exec);
+  unchanged();
+  // Misuse: thrown at the call, nothing written.
+  const sieve::keys::PermuteWorkspace<TestExec> none;
+  EXPECT_EQ(none.elements(), -1);
+  expectInvalid([&] { sieve::keys::permute(exec, good, none, x, id); }, "the workspace is empty");
+  const sieve::keys::PermuteWorkspace<TestExec> fewer(exec, n - 1, 3 * sizeof(double));
+  expectInvalid([&] { sieve::keys::permute(exec, good, fewer, x, id); },
+                "made for 999 samples of rows up to 24 bytes; these planes have 1000 samples");
+  const sieve::keys::PermuteWorkspace<TestExec> narrow(exec, n, sizeof(double));
+  expectInvalid([&] { sieve::keys::unpermute(exec, good, narrow, x, id); },
+                "rows up to 8 bytes; these planes have 1000 samples of rows up to 24 bytes");
+  Row1<unsigned char> inScratch(ws.scratch().data() + 16, n);
+  expectInvalid([&] { sieve::keys::permute(exec, good, ws, inScratch); }, "overlaps scratch");
+  expectInvalid([&] { sieve::keys::PermuteWorkspace<TestExec>(exec, -1, 8); }, "negative");
+  ws.check(exec);
+  unchanged();
 }

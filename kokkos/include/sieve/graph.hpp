@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve — sieve::Graph: a step built once and launched many times. Nodes:
 // compaction (+ trigger), spawn, reorder and restore of a Population, scans,
-// keys::reduce_by_key, and user kernels (any capture-safe call: the keys'
-// workspace forms, findall into a workspace); their scratch comes from one
+// keys::reduce_by_key, keys::permute / unpermute through a PermuteWorkspace,
+// and user kernels (any capture-safe call: the keys' other workspace forms,
+// findall into a workspace); their scratch comes from one
 // ScratchArena (the peak of the nodes' needs, not the sum). Nothing is
 // allocated per launch; the Views the nodes name are read at every launch (a
 // mask changed between launches is seen).
@@ -32,6 +33,7 @@
 #include <sieve/impl/population/access.hpp>
 #include <sieve/impl/population/state.hpp>
 #include <sieve/keys.hpp>
+#include <sieve/permute.hpp>
 #include <sieve/population.hpp>
 #include <sieve/reserve.hpp>
 #include <sieve/scan.hpp>
@@ -41,6 +43,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -225,6 +228,24 @@ class Graph {
                });
   }
 
+  /// keys::permute of the planes of `planes` (sieve::planes) by `perm`
+  /// through `workspace`, as the call given a PermuteWorkspace: nothing
+  /// allocated, fenced or read back at a launch; an entry of perm outside
+  /// [0, n) writes no plane and surfaces at workspace.check(). perm is read
+  /// at every launch. Returns the node.
+  template <class Perm, class... Views>
+  node permute(const Perm& perm, const keys::PermuteWorkspace<ExecSpace>& workspace,
+               const Planes<Views...>& planes, const deps& after = {}) {
+    return permuteNode<true>("permute", perm, workspace, planes, after);
+  }
+
+  /// keys::unpermute, as Graph::permute.
+  template <class Perm, class... Views>
+  node unpermute(const Perm& perm, const keys::PermuteWorkspace<ExecSpace>& workspace,
+                 const Planes<Views...>& planes, const deps& after = {}) {
+    return permuteNode<false>("unpermute", perm, workspace, planes, after);
+  }
+
   /// A user kernel: `f(exec)` enqueues work on the instance (no fence, no
   /// allocation, no host read if the graph is to run on Kokkos::Cuda).
   /// Returns the node.
@@ -278,6 +299,26 @@ class Graph {
     std::shared_ptr<void> captured; // the face's captured replay (a CUDA graph), if it has one
   };
   std::shared_ptr<State> s_;
+
+  template <bool Gather, class Perm, class... Views>
+  node permuteNode(const char* name, const Perm& perm,
+                   const keys::PermuteWorkspace<ExecSpace>& workspace,
+                   const Planes<Views...>& planes, const deps& after) {
+    if (workspace.elements() < 0)
+      Impl::fail(Gather ? "sieve::Graph::permute" : "sieve::Graph::unpermute",
+                 "the workspace is empty");
+    return add(name, after, -1,
+               [perm, workspace, planes, label = s_->label](const ExecSpace& exec,
+                                                                  const Scratch&) {
+                 const Impl::Names names(label, Gather ? "sieve::keys::permute"
+                                                       : "sieve::keys::unpermute");
+                 std::apply(
+                     [&](const auto&... v) {
+                       Impl::Permute::call<Gather>(names, exec, perm, workspace, v...);
+                     },
+                     planes.views);
+               });
+  }
 
   /// A slot live while the next node runs only.
   int reserve(const char* what, std::size_t bytes) {

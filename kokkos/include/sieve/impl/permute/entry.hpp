@@ -88,10 +88,12 @@ void checkPerm(const char* fn, const Names& names, const Exec& exec, const Perm&
   checkOnce(fn, names, exec, n, seen);
 }
 
-/// The run-time checks and the moves of one call.
+/// The run-time checks and the moves of one call. `status` null: perm's
+/// range is read back (blocking, throws); else a workspace's word, counted
+/// on the device, and no plane is written while it is not 0.
 template <bool Gather, class Exec, class Perm, class Scratch, class... Planes>
 void body(const char* fn, const Names& names, const Exec& exec, const Perm& perm,
-          const Scratch& scratch, const Planes&... planes) {
+          const Scratch& scratch, i64* status, const Planes&... planes) {
   const std::array<i64, sizeof...(Planes)> extents{extent64(planes)...};
   const i64 n = extents[0];
   for (std::size_t k = 0; k < extents.size(); ++k)
@@ -132,7 +134,12 @@ void body(const char* fn, const Names& names, const Exec& exec, const Perm& perm
     // check runs in the first plane's first pass (which writes only the
     // scratch), the check that no entry repeats (debug checks) before it.
     const bool once = debugChecksOn();
-    if (once || rows.empty()) checkPerm(fn, names, exec, perm, n, seen);
+    if (once || (rows.empty() && status == nullptr)) {
+      checkPerm(fn, names, exec, perm, n, seen);
+    } else if (rows.empty()) { // no byte to move: the range is still counted
+      moveRows<unsigned char, 0, 0>(exec, names("check_range"), n, perm, seen, 0, seen, 0, 0,
+                                    false, Deferred{status, true});
+    }
     // The kernels' labels, made before the first plane moves: nothing is
     // allocated between two planes' moves (a failure there would leave the
     // planes out of step).
@@ -143,9 +150,11 @@ void body(const char* fn, const Names& names, const Exec& exec, const Perm& perm
         using W = typename decltype(tag)::type;
         constexpr int K = decltype(kk)::value;
         const bool check = k == 0 && !once;
-        const i64 bad = stageRows<W, K, Gather>(exec, first, rows[k], stage, perm, n, check);
+        const Deferred deferred{status, check};
+        const i64 bad =
+            stageRows<W, K, Gather>(exec, first, rows[k], stage, perm, n, check, deferred);
         if (bad < n) failRange(fn, perm, bad, n);
-        placeRows<W, K, Gather>(exec, second, rows[k], stage, perm, n);
+        placeRows<W, K, Gather>(exec, second, rows[k], stage, perm, n, deferred);
       });
     }
   });
@@ -158,11 +167,12 @@ void body(const char* fn, const Names& names, const Exec& exec, const Perm& perm
                                "elements accessible from the execution space (on Kokkos < " \
                                "4.4 a View of Kokkos::Array must be rank 1 and LayoutRight)")
 
-/// Every permute / unpermute overload ends here: readable compile-time
-/// checks of the whole argument list, then the body.
+/// Every permute / unpermute overload ends here (status: null, or a
+/// PermuteWorkspace's word): readable compile-time checks of the whole
+/// argument list, then the body.
 template <bool Gather, class Exec, class Perm, class Scratch, class... Planes>
 void entry(const Names& names, const Exec& exec, const Perm& perm, const Scratch& scratch,
-           const Planes&... planes) {
+           i64* status, const Planes&... planes) {
   constexpr const char* fn = Gather ? "sieve::keys::permute" : "sieve::keys::unpermute";
   static_assert(sizeof...(Planes) >= 1,
                 "sieve::keys::permute / unpermute: the arguments are ([label,] exec, perm, "
@@ -189,7 +199,7 @@ void entry(const Names& names, const Exec& exec, const Perm& perm, const Scratch
                 "after 'scratch') must be a writable rank-1 or rank-2 View of "
                 "trivially-copyable elements accessible from the execution space");
   if constexpr (sizeof...(Planes) >= 1 && permOk && kByteScratch<Exec, Scratch> && bad < 0)
-    body<Gather>(fn, names, exec, perm, scratch, planes...);
+    body<Gather>(fn, names, exec, perm, scratch, status, planes...);
 }
 
 #undef SIEVE_PERMUTE_PLANE_ASSERT

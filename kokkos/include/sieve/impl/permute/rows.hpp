@@ -78,18 +78,30 @@ struct RowCopy {
   }
 };
 
+/// Where a call's range check goes: read back (status null, the call
+/// blocks), or counted on the device into *status (a workspace's word) by
+/// the pass that checks, and every other pass moving nothing once *status is
+/// not 0 (nothing read back).
+struct Deferred {
+  i64* status = nullptr;
+  bool count = false;
+};
+
 /// Rows of `row` bytes from src (stride ss) to dst (stride ds), n of them:
 /// dst row j <- src row j, with perm applied to the source index (ByPerm ==
 /// 1: a gather) or to the destination index (ByPerm == 2: a scatter). With
 /// `check`, perm(j) is read for every j (ByPerm 0 too), an entry outside
 /// [0, n) is skipped (nothing moved for it) and the smallest index of one
-/// returned (blocks: read back); n: none. On
+/// returned (blocks: read back); n: none. With a deferred status the
+/// entries outside [0, n) are counted there instead (`count`), or the pass
+/// moves nothing when an earlier one counted any (nothing returned). On
 /// host spaces a thread moves a run of rows from local copies of everything
 /// (the word stores may alias anything, which would reload the kernel's
 /// members for every row otherwise and serialise the gather's misses).
 template <class W, int K, int ByPerm, class Exec, class Perm>
 i64 moveRows(const Exec& exec, const std::string& label, i64 n, const Perm& perm,
-             const unsigned char* src, i64 ss, unsigned char* dst, i64 ds, int k, bool check) {
+             const unsigned char* src, i64 ss, unsigned char* dst, i64 ds, int k, bool check,
+             const Deferred& deferred = {}) {
   using C = RowCopy<W, K>;
   using PermU = Kokkos::View<typename Perm::const_data_type, typename Perm::array_layout,
                              typename Perm::device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -98,18 +110,24 @@ i64 moveRows(const Exec& exec, const std::string& label, i64 n, const Perm& perm
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible ? 256
                                                                                              : 1;
   const i64 runs = (n + run - 1) / run;
+  i64* const status = deferred.status;
+  const bool count = deferred.count;
   const auto body = KOKKOS_LAMBDA(const i64 c, i64& first) {
     const PermU p = pu;
     const unsigned char* const s0 = src;
     unsigned char* const d0 = dst;
     const i64 sst = ss, dstr = ds, nn = n;
     const int kk = k;
-    const bool chk = check;
+    i64* const st = status;
+    const bool cnt = count && status != nullptr;
+    const bool chk = check || cnt;
+    if (st != nullptr && !cnt && *st != 0) return; // a rejected perm: nothing moves
     const i64 j1 = (c + 1) * run < nn ? (c + 1) * run : nn;
     for (i64 j = c * run; j < j1; ++j) {
       const i64 q = ByPerm != 0 || chk ? static_cast<i64>(p(j)) : j;
       if (q < 0 || q >= nn) {
-        if (j < first) first = j;
+        if (cnt) Kokkos::atomic_add(st, i64(1));
+        else if (j < first) first = j;
         continue;
       }
       const i64 from = ByPerm == 1 ? q : j, to = ByPerm == 2 ? q : j; // (ByPerm 0: q checked only)
@@ -118,7 +136,7 @@ i64 moveRows(const Exec& exec, const std::string& label, i64 n, const Perm& perm
     }
   };
   i64 bad = n;
-  if (check) {
+  if (check && status == nullptr) {
     Kokkos::parallel_reduce(label, Range<Exec>(exec, 0, runs), body, Kokkos::Min<i64>(bad));
   } else {
     Kokkos::parallel_for(
@@ -136,19 +154,19 @@ i64 moveRows(const Exec& exec, const std::string& label, i64 n, const Perm& perm
 /// scratch): the smallest index of an entry outside [0, n), n: none.
 template <class W, int K, bool Gather, class Exec, class Perm>
 i64 stageRows(const Exec& exec, const std::string& label, const Rows& r, unsigned char* stage,
-              const Perm& perm, i64 n, bool check) {
+              const Perm& perm, i64 n, bool check, const Deferred& deferred = {}) {
   return moveRows<W, K, Gather ? 1 : 0>(exec, label, n, perm, r.data, r.stride, stage,
                                         static_cast<i64>(r.row), static_cast<int>(r.row / sizeof(W)),
-                                        check);
+                                        check, deferred);
 }
 
 /// The second pass: the staging rows back into the plane, in order (gather)
 /// or to perm[j] (scatter).
 template <class W, int K, bool Gather, class Exec, class Perm>
 void placeRows(const Exec& exec, const std::string& label, const Rows& r, unsigned char* stage,
-               const Perm& perm, i64 n) {
+               const Perm& perm, i64 n, const Deferred& deferred = {}) {
   const i64 rowStage = static_cast<i64>(r.row);
-  if (Gather && r.stride == rowStage) {
+  if (Gather && r.stride == rowStage && deferred.status == nullptr) {
     // Contiguous rows: the copy back is one block copy (Kokkos' own).
     using Bytes = Kokkos::View<unsigned char*, typename Exec::memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -156,9 +174,9 @@ void placeRows(const Exec& exec, const std::string& label, const Rows& r, unsign
     Kokkos::deep_copy(exec, Bytes(r.data, len), Bytes(stage, len));
     return;
   }
-  moveRows<W, K, Gather ? 0 : 2>(exec, label, n, perm, stage,
-                                 rowStage, r.data, r.stride, static_cast<int>(r.row / sizeof(W)),
-                                 false);
+  moveRows<W, K, Gather ? 0 : 2>(exec, label, n, perm, stage, rowStage, r.data, r.stride,
+                                 static_cast<int>(r.row / sizeof(W)), false,
+                                 Deferred{deferred.status, false});
 }
 
 /// Call f(TypeTag<W>{}, std::integral_constant<int, K>{}) for the widest word
