@@ -260,12 +260,12 @@ TEST(Graph, ReduceByKeyNodeEqualsTheCallAndAllocatesNothingPerLaunch) {
   for (const double x : toHost(sums)) EXPECT_EQ(x, -1.0);
 }
 
-// A sort-by-cell step as one graph: drift (a kernel), sort_permutation into a
-// DenseWorkspace (a kernel node), permute of the planes through a
-// PermuteWorkspace (a node): each launch equals the same calls made one by
-// one on copies of the planes, and allocates, reduces and copies nothing in
-// the permute. A perm with an entry outside [0, n) writes nothing, and the
-// workspace's check() throws.
+// A sort-by-cell step as one graph: drift (a kernel), sort_permutation
+// through a DenseWorkspace, permute of the planes through a PermuteWorkspace,
+// and a tally by cell over the sort's keys (nodes): each launch equals the
+// same calls made one by one on copies of the planes, and the permute
+// allocates, reduces and copies nothing. A perm with an entry outside [0, n)
+// writes nothing, and the workspace's check() throws.
 TEST(Graph, PermuteNodesSortByCellAsTheCallsDo) {
   const TestExec exec;
   const std::int64_t n = 30011;
@@ -292,14 +292,14 @@ TEST(Graph, PermuteNodesSortByCellAsTheCallsDo) {
   };
   sieve::Graph<TestExec> g("sortstep");
   g.kernel("drift", [=](const TestExec& e) { drift(e, x, cell); });
-  g.kernel("sort", [=](const TestExec& e) {
-    sieve::keys::sort_permutation(e, n, CellOf{cell}, perm, dense);
-  });
+  g.sort_permutation(n, CellOf{cell}, perm, dense);
   g.permute(perm, pw, sieve::planes(x, cell));
+  DView<double> sums("sums", cells), sumsd("sumsd", cells);
+  g.reduce_by_key(dense, x, 0.0, sieve::Sum{}, sums); // the sort node's keys
   for (int launch = 0; launch < 3; ++launch) {
     g.launch(exec);
     drift(exec, xd, celld);
-    sieve::keys::sort_permutation(exec, n, CellOf{celld}, permd, dense2);
+    const auto keysd = sieve::keys::sort_permutation(exec, n, CellOf{celld}, permd, dense2);
     if (launch == 1) {
       exec.fence();
       const ToolsLog tools;
@@ -309,8 +309,12 @@ TEST(Graph, PermuteNodesSortByCellAsTheCallsDo) {
     } else {
       sieve::keys::permute(exec, permd, pw2, xd, celld);
     }
+    sieve::keys::reduce_by_key(exec, keysd, xd, 0.0, sieve::Sum{}, sumsd);
     exec.fence();
     pw.check(exec);
+    dense.check(exec);
+    const auto sa = toHost(sums), sb = toHost(sumsd);
+    ASSERT_EQ(0, std::memcmp(sa.data(), sb.data(), sa.size() * sizeof(double))) << launch;
     const auto a = toHost(x), b = toHost(xd);
     ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << launch;
     const auto c = toHost(cell);
@@ -335,6 +339,18 @@ TEST(Graph, PermuteNodesSortByCellAsTheCallsDo) {
   EXPECT_THROW(pw.check(exec), std::invalid_argument);
   EXPECT_THROW(g.permute(perm, sieve::keys::PermuteWorkspace<TestExec>(), sieve::planes(x)),
                std::invalid_argument);
+  sieve::Graph<TestExec> empty("empty");
+  const sieve::keys::DenseWorkspace<std::int32_t, TestExec> none;
+  EXPECT_THROW(empty.sort_permutation(n, CellOf{cell}, perm, none), std::invalid_argument);
+  EXPECT_THROW(empty.reduce_by_key(none, x, 0.0, sieve::Sum{}, sums), std::invalid_argument);
+  // A short result: the node throws at launch, nothing written.
+  DView<double> shortSums("short", cells - 1);
+  Kokkos::deep_copy(shortSums, -2.0);
+  sieve::Graph<TestExec> tally("tally");
+  tally.sort_permutation(n, CellOf{cell}, perm, dense);
+  tally.reduce_by_key(dense, x, 0.0, sieve::Sum{}, shortSums);
+  EXPECT_THROW(tally.launch(exec), std::invalid_argument);
+  for (const double v : toHost(shortSums)) EXPECT_EQ(v, -2.0);
 }
 
 // --- Scanner -------------------------------------------------------------------------------

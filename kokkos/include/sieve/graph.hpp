@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve — sieve::Graph: a step built once and launched many times. Nodes:
 // compaction (+ trigger), spawn, reorder and restore of a Population, scans,
-// keys::reduce_by_key, keys::permute / unpermute through a PermuteWorkspace,
-// and user kernels (any capture-safe call: the keys' other workspace forms,
-// findall into a workspace); their scratch comes from one
+// keys::sort_permutation through a DenseWorkspace, keys::reduce_by_key (of
+// keys, or of that workspace's latest), keys::permute / unpermute through a
+// PermuteWorkspace, and user kernels (any capture-safe call: the scatters'
+// workspace forms, findall into a workspace); their scratch comes from one
 // ScratchArena (the peak of the nodes' needs, not the sum). Nothing is
 // allocated per launch; the Views the nodes name are read at every launch (a
 // mask changed between launches is seen).
@@ -195,22 +196,50 @@ class Graph {
         });
   }
 
+  /// keys::sort_permutation of the indices 0 .. n-1 by `key_fn` into `perm`
+  /// through `workspace` (a DenseWorkspace), as the asynchronous call: `n` a
+  /// count, or a rank-0 View of std::int64_t read at every launch. Nothing
+  /// allocated, fenced or read back at a launch; a key outside the range
+  /// writes nothing and surfaces at workspace.check(). Its keys are the
+  /// workspace's latest, which a reduce_by_key node given the workspace reads.
+  /// Returns the node.
+  template <class N, class KeyFn, class Perm, class Key>
+  node sort_permutation(const N& n, const KeyFn& key_fn, const Perm& perm,
+                        const keys::DenseWorkspace<Key, ExecSpace>& workspace,
+                        const deps& after = {}) {
+    if (workspace.elements() < 0)
+      Impl::fail("sieve::Graph::sort_permutation", "the workspace is empty");
+    return add("sort_permutation", after, -1,
+               [n, key_fn, perm, workspace, label = s_->label](const ExecSpace& exec,
+                                                               const Scratch&) {
+                 (void)sieve::keys::sort_permutation(label, exec, n, key_fn, perm, workspace);
+               });
+  }
+
   /// keys::reduce_by_key of `values` by `keys` into `result` (init, op; as the
   /// call), the scratch of its big keys from the arena: no allocation, no
   /// fence, nothing read back at a launch. The keys' offsets and the values
   /// are read at every launch. Keys of a workspace call must stay that
   /// workspace's latest: a node that calls the workspace again makes them
   /// stale, and the launch throws (std::invalid_argument, as the call does).
-  /// Returns the node.
+  /// `keys` may instead be a DenseWorkspace: the keys of its latest call at
+  /// each launch (a sort_permutation node's), of its elements() elements
+  /// (the values must hold as many). Returns the node.
   template <class Keys, class Values, class Init, class Op, class Result>
   node reduce_by_key(const Keys& keys, const Values& values, const Init& init, const Op& op,
                      const Result& result, const deps& after = {}) {
-    static_assert(Impl::Keys::kIsKeys<Keys>,
+    static_assert(Impl::Keys::kIsKeys<Keys> || IsDense<Keys>::value,
                   "sieve::Graph::reduce_by_key: 'keys' must be the DenseKeys, SparseKeys or "
-                  "ReducedKeys of a call");
+                  "ReducedKeys of a call, or a DenseWorkspace (its latest keys)");
     using T = typename Result::non_const_value_type;
     using Kept = sieve::keys::ReduceWorkspace<T, ExecSpace>;
-    const std::int64_t n = keys.num_elements();
+    std::int64_t n = 0;
+    if constexpr (IsDense<Keys>::value) {
+      n = keys.elements();
+      if (n < 0) Impl::fail("sieve::Graph::reduce_by_key", "the workspace is empty");
+    } else {
+      n = keys.num_elements();
+    }
     const std::int64_t pieces = Impl::Keys::foldScratchPieces(n);
     const int slot = reserve("reduce_by_key", 2 * static_cast<std::size_t>(pieces) * sizeof(T));
     return add("reduce_by_key", after, slot,
@@ -224,7 +253,8 @@ class Graph {
                      Kokkos::View<T*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                          p + pieces, static_cast<std::size_t>(pieces)));
                  Impl::Keys::foldEntry(Impl::Names(label, "sieve::keys::reduce_by_key"), exec,
-                                       keys, values, init, op, result, Kept(first, last, n));
+                                       latest(keys), values, init, op, result,
+                                       Kept(first, last, n));
                });
   }
 
@@ -299,6 +329,25 @@ class Graph {
     std::shared_ptr<void> captured; // the face's captured replay (a CUDA graph), if it has one
   };
   std::shared_ptr<State> s_;
+
+  template <class K>
+  struct IsDense : std::false_type {};
+  template <class Key>
+  struct IsDense<keys::DenseWorkspace<Key, ExecSpace>> : std::true_type {};
+
+  /// The keys a reduce_by_key node folds by: its keys, or the keys of a
+  /// DenseWorkspace's latest call (stale once it serves another).
+  template <class K>
+  static const K& latest(const K& k) {
+    return k;
+  }
+  template <class Key>
+  static keys::DenseKeys<Key, ExecSpace> latest(const keys::DenseWorkspace<Key, ExecSpace>& ws) {
+    keys::DenseKeys<Key, ExecSpace> k(ws.offsets(), ws.num_keys(), ws.elements(), ws.min_key(),
+                                      ws.max_key());
+    k.attachCall(ws.rejected(), ws.generation(), *ws.generation());
+    return k;
+  }
 
   template <bool Gather, class Perm, class... Views>
   node permuteNode(const char* name, const Perm& perm,
