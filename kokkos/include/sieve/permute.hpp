@@ -43,9 +43,7 @@ std::enable_if_t<Impl::IsView<Plane>::value, std::size_t> permute_scratch_bytes(
   static_assert(((Impl::Safe<Plane>::rank == 1 || Impl::Safe<Plane>::rank == 2) && ... &&
                  (Impl::Safe<Planes>::rank == 1 || Impl::Safe<Planes>::rank == 2)),
                 "sieve::permute_scratch_bytes: every plane must be a rank-1 or rank-2 View");
-  std::size_t widest = Impl::Permute::rowBytesOf(plane);
-  ((widest = std::max(widest, Impl::Permute::rowBytesOf(planes))), ...);
-  return permute_scratch_bytes(Impl::extent64(plane), widest);
+  return permute_scratch_bytes(Impl::extent64(plane), Impl::Permute::widestRow(plane, planes...));
 }
 
 namespace keys {
@@ -85,7 +83,7 @@ class PermuteWorkspace {
   template <class Plane, class... Planes,
             class = std::enable_if_t<Impl::IsView<Plane>::value>>
   PermuteWorkspace(const ExecSpace& exec, const Plane& plane, const Planes&... planes)
-      : PermuteWorkspace(exec, Impl::extent64(plane), widest(plane, planes...)) {}
+      : PermuteWorkspace(exec, Impl::extent64(plane), Impl::Permute::widestRow(plane, planes...)) {}
 
   /// The most samples of a call given it (-1: empty). O(1).
   std::int64_t elements() const { return n_; }
@@ -114,13 +112,6 @@ class PermuteWorkspace {
   const scratch_view& scratch() const { return scratch_; }
 
  private:
-  template <class... Planes>
-  static std::size_t widest(const Planes&... planes) {
-    std::size_t w = 0;
-    ((w = std::max(w, Impl::Permute::rowBytesOf(planes))), ...);
-    return w;
-  }
-
   scratch_view scratch_;
   status_view status_;
   std::int64_t n_ = -1;
@@ -152,8 +143,7 @@ void call(const Names& names, const Exec& exec, const Perm& perm, const Scratch&
                "max_row_bytes) or PermuteWorkspace(exec, planes...)");
     if constexpr (sizeof...(Planes) > 0) {
       const std::int64_t n = extent64(std::get<0>(std::tie(planes...)));
-      std::size_t row = 0;
-      ((row = std::max(row, rowBytesOf(planes))), ...);
+      const std::size_t row = widestRow(planes...);
       if (n > scratch.elements() || row > scratch.max_row_bytes())
         fail(fn, "the workspace was made for " + std::to_string(scratch.elements()) +
                      " samples of rows up to " + std::to_string(scratch.max_row_bytes()) +

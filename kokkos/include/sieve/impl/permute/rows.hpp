@@ -65,6 +65,16 @@ std::size_t rowBytesOf(const V& v) {
   return m;
 }
 
+/// The widest row of these planes, in bytes (the staging row their scratch
+/// needs; 0 for none): the one rule of permute_scratch_bytes, the workspace
+/// and its calls.
+template <class... Vs>
+std::size_t widestRow(const Vs&... vs) {
+  std::size_t w = 0;
+  ((w = rowBytesOf(vs) > w ? rowBytesOf(vs) : w), ...);
+  return w;
+}
+
 /// Row j of a plane, as K words of W (K = 0: `k` words, known at run time).
 template <class W, int K>
 struct RowCopy {
