@@ -81,7 +81,7 @@ TEST(KeysPlan, EveryPathHasItsOwnName) {
   const SparsePath all[] = {SparsePath::Empty,        SparsePath::OneKey,
                             SparsePath::DenseScatter, SparsePath::RecordSort,
                             SparsePath::RadixOrder,   SparsePath::PortableRadix,
-                            SparsePath::MergeSort};
+                            SparsePath::MergeSort,    SparsePath::AsyncRadix};
   for (const SparsePath a : all)
     for (const SparsePath b : all)
       EXPECT_EQ(std::string(sieve::Impl::pathName(a)) == sieve::Impl::pathName(b), a == b);

@@ -194,30 +194,39 @@ TEST(CudaRadixOrder, KeysAboveTheBitsWriteNothing) {
   }
 }
 
+// Captured once, replayed with new keys. bits = 64: the asynchronous
+// scatter_sparse's full width, its words the distances of int64 keys from
+// INT64_MIN (small signed keys: the top bit set or not, the rest narrow).
 TEST(CudaRadixOrder, GraphCaptureAndReplay) {
   SIEVE_REQUIRE_DEVICE();
   const std::int64_t n = 40000;
-  RadixBuffers d(n);
-  cudaStream_t s;
-  SIEVE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  SIEVE_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  d.run(28, 0, s);
-  cudaGraph_t graph;
-  SIEVE_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
-  cudaGraphExec_t exec;
-  SIEVE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  for (std::uint32_t round = 0; round < 3; ++round) {
-    const auto keys = randomKeys(n, 28, 40 + round, round == 1 ? 100 : 0);
-    d.keys.upload(keys);
-    SIEVE_CUDA_CHECK(cudaGraphLaunch(exec, s));
-    SIEVE_CUDA_CHECK(cudaStreamSynchronize(s));
-    EXPECT_EQ(d.status.download<std::int64_t>(2), (std::vector<std::int64_t>{0, 0}));
-    EXPECT_EQ(d.order.download<std::int64_t>(static_cast<std::size_t>(n)), stableOrder(keys))
-        << round;
+  for (const int bits : {28, 64}) {
+    RadixBuffers d(n);
+    cudaStream_t s;
+    SIEVE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    SIEVE_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    d.run(bits, 0, s);
+    cudaGraph_t graph;
+    SIEVE_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+    cudaGraphExec_t exec;
+    SIEVE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (std::uint32_t round = 0; round < 3; ++round) {
+      auto keys = randomKeys(n, bits == 64 ? 20 : bits, 40 + round, round == 1 ? 100 : 0);
+      if (bits == 64)
+        for (auto& k : keys)
+          k = (k & 1u) != 0 ? (std::uint64_t(1) << 63) + (k >> 1)
+                            : (std::uint64_t(1) << 63) - 1 - (k >> 1);
+      d.keys.upload(keys);
+      SIEVE_CUDA_CHECK(cudaGraphLaunch(exec, s));
+      SIEVE_CUDA_CHECK(cudaStreamSynchronize(s));
+      EXPECT_EQ(d.status.download<std::int64_t>(2), (std::vector<std::int64_t>{0, 0}));
+      EXPECT_EQ(d.order.download<std::int64_t>(static_cast<std::size_t>(n)), stableOrder(keys))
+          << "bits " << bits << ", round " << round;
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    SIEVE_CUDA_CHECK(cudaStreamDestroy(s));
   }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  SIEVE_CUDA_CHECK(cudaStreamDestroy(s));
 }
 
 TEST(CudaRejects, RadixOrderBeforeAnyCudaCall) {

@@ -353,6 +353,101 @@ TEST(Graph, PermuteNodesSortByCellAsTheCallsDo) {
   for (const double v : toHost(shortSums)) EXPECT_EQ(v, -2.0);
 }
 
+// A step that bins by sparse cell ids and by dense cells and tallies, as
+// nodes (scatter_sparse through a fixed SparseWorkspace, scatter_dense
+// through a DenseWorkspace, reduce_by_key of each workspace's latest keys):
+// the same sums as the blocking calls at every launch, the ids past the
+// device count left at init; more cells than the capacity leave every key
+// empty (the tally writes nothing) and surface at check(); a growing
+// workspace is refused.
+TEST(Graph, ScatterNodesTallyAsTheCallsDo) {
+  const TestExec exec;
+  const std::int64_t n = 20011;
+  const int cells = 40, cap = 48;
+  DView<std::int64_t> id("id", n), idd("idd", n), sorted("sorted", n), sortedd("sortedd", n);
+  DView<std::int32_t> cell("cell", n), sortedCell("sorted_cell", n), sortedCelld("scd", n);
+  Kokkos::parallel_for(
+      "init", Kokkos::RangePolicy<TestExec>(exec, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t i) { id(i) = idd(i) = (i * 7919) % cells * 1000003 - 7; });
+  const auto drift = [cells](const TestExec& e, const DView<std::int64_t>& v) {
+    Kokkos::parallel_for(
+        "drift", Kokkos::RangePolicy<TestExec>(e, 0, v.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          const std::int64_t c = (v(i) + 7) / 1000003;
+          v(i) = (c + i % 3) % cells * 1000003 - 7;
+        });
+  };
+  const auto cellOf = [cells](const TestExec& e, const DView<std::int64_t>& v,
+                              const DView<std::int32_t>& c) {
+    Kokkos::parallel_for(
+        "cell_of", Kokkos::RangePolicy<TestExec>(e, 0, v.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          c(i) = static_cast<std::int32_t>((v(i) + 7) / 1000003);
+        });
+  };
+  sieve::keys::SparseWorkspace<std::int64_t, TestExec> sparse(exec, cap, n);
+  sieve::keys::DenseWorkspace<std::int32_t, TestExec> dense(exec, n, 0, cells - 1);
+  DView<std::int64_t> sums("sums", cap);
+  DView<std::int64_t> cellSums("cell_sums", cells);
+  Kokkos::deep_copy(sums, -1);
+  sieve::Graph<TestExec> g("binstep");
+  g.kernel("drift", [=](const TestExec& e) {
+    drift(e, id);
+    cellOf(e, id, cell);
+  });
+  g.scatter_sparse(id, sorted, sparse);
+  g.reduce_by_key(sparse, sorted, std::int64_t(5), sieve::Sum{}, sums);
+  g.scatter_dense(cell, sortedCell, dense);
+  g.reduce_by_key(dense, sortedCell, std::int64_t(0), sieve::Sum{}, cellSums);
+  for (int launch = 0; launch < 3; ++launch) {
+    g.launch(exec);
+    drift(exec, idd);
+    DView<std::int32_t> celld("celld", n);
+    cellOf(exec, idd, celld);
+    const auto keysd = sieve::keys::scatter_sparse(exec, idd, sortedd);
+    DView<std::int64_t> sumsd("sumsd", keysd.num_keys());
+    sieve::keys::reduce_by_key(exec, keysd, sortedd, std::int64_t(5), sieve::Sum{}, sumsd);
+    const auto denseKeys = sieve::keys::scatter_dense(exec, celld, 0, cells - 1, sortedCelld);
+    DView<std::int64_t> cellSumsd("cell_sumsd", cells);
+    sieve::keys::reduce_by_key(exec, denseKeys, sortedCelld, std::int64_t(0), sieve::Sum{},
+                               cellSumsd);
+    exec.fence();
+    sparse.check(exec);
+    dense.check(exec);
+    auto want = toHost(sumsd);
+    want.resize(cap, 5);
+    EXPECT_EQ(toHost(sums), want) << launch;
+    EXPECT_EQ(toHost(sorted), toHost(sortedd)) << launch;
+    EXPECT_EQ(toHost(cellSums), toHost(cellSumsd)) << launch;
+    EXPECT_EQ(toHost(sortedCell), toHost(sortedCelld)) << launch;
+  }
+  // More cells than the capacity: the elements sorted all the same, every key
+  // empty, the tally writes nothing.
+  sieve::keys::SparseWorkspace<std::int64_t, TestExec> small(exec, cells - 1, n);
+  sieve::Graph<TestExec> over("over");
+  over.scatter_sparse(id, sortedd, small);
+  DView<std::int64_t> untouched("untouched", cells);
+  Kokkos::deep_copy(untouched, -4);
+  Kokkos::deep_copy(sortedd, -4);
+  over.reduce_by_key(small, sortedd, std::int64_t(0), sieve::Sum{}, untouched);
+  over.launch(exec);
+  exec.fence();
+  EXPECT_THROW(small.check(exec), std::invalid_argument);
+  EXPECT_EQ(toHost(untouched), std::vector<std::int64_t>(cells, -4));
+  DView<std::int64_t> want("want", n);
+  (void)sieve::keys::scatter_sparse(exec, id, want);
+  EXPECT_EQ(toHost(sortedd), toHost(want));
+  // A growing workspace reads its count back: refused.
+  sieve::keys::SparseWorkspace<std::int64_t, TestExec> growing;
+  sieve::Graph<TestExec> refused("refused");
+  EXPECT_THROW(refused.scatter_sparse(id, sorted, growing), std::invalid_argument);
+  EXPECT_THROW(refused.reduce_by_key(growing, sorted, std::int64_t(0), sieve::Sum{}, sums),
+               std::invalid_argument);
+  EXPECT_THROW(refused.scatter_dense(cell, sortedCell,
+                                     sieve::keys::DenseWorkspace<std::int32_t, TestExec>()),
+               std::invalid_argument);
+}
+
 // --- Scanner -------------------------------------------------------------------------------
 
 TEST(Scanner, InclusiveAndExclusiveRoundTrips) {

@@ -213,6 +213,18 @@ TEST(KeysReduceByKey, Misuse) {
   const auto bad = sieve::keys::scatter_dense(exec, toDevice(in, "in"), out, ws);
   expectThrow([&] { sieve::keys::reduce_by_key(exec, bad, values, 0.0, sieve::Sum{}, r); },
               "rejected");
+  // With a ReduceWorkspace nothing is read back: the fold writes nothing,
+  // and the scatter's workspace throws at check().
+  const sieve::keys::ReduceWorkspace<double, TestExec> kept(exec, 4);
+  {
+    const ToolsLog tools;
+    sieve::keys::reduce_by_key(exec, bad, values, 0.0, sieve::Sum{}, r, kept);
+    EXPECT_EQ(ToolsLog::deepCopies(), 0);
+    EXPECT_EQ(ToolsLog::fences(), 0);
+    EXPECT_EQ(ToolsLog::reductions(), 0);
+  }
+  EXPECT_TRUE(untouched());
+  EXPECT_THROW(ws.check(exec), std::invalid_argument);
 }
 
 // A ReduceWorkspace: the same bytes as the call without one, nothing

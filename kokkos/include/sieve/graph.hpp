@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sieve — sieve::Graph: a step built once and launched many times. Nodes:
 // compaction (+ trigger), spawn, reorder and restore of a Population, scans,
-// keys::sort_permutation through a DenseWorkspace, keys::reduce_by_key (of
-// keys, or of that workspace's latest), keys::permute / unpermute through a
-// PermuteWorkspace, and user kernels (any capture-safe call: the scatters'
-// workspace forms, findall into a workspace); their scratch comes from one
+// keys::sort_permutation and scatter_dense through a DenseWorkspace,
+// keys::scatter_sparse through a fixed SparseWorkspace, keys::reduce_by_key
+// (of keys, or of a workspace's latest), keys::permute / unpermute through a
+// PermuteWorkspace, and user kernels (any capture-safe call: findall into a
+// workspace); their scratch comes from one
 // ScratchArena (the peak of the nodes' needs, not the sum). Nothing is
 // allocated per launch; the Views the nodes name are read at every launch (a
 // mask changed between launches is seen).
@@ -216,27 +217,71 @@ class Graph {
                });
   }
 
+  /// keys::scatter_dense of `input` into `output` through `workspace` (a
+  /// DenseWorkspace), as the asynchronous call: nothing allocated, fenced or
+  /// read back at a launch; a key outside the range writes nothing and
+  /// surfaces at workspace.check(). Its keys are the workspace's latest,
+  /// which a reduce_by_key node given the workspace reads. Returns the node.
+  template <class Input, class Output, class Key>
+  node scatter_dense(const Input& input, const Output& output,
+                     const keys::DenseWorkspace<Key, ExecSpace>& workspace,
+                     const deps& after = {}) {
+    if (workspace.elements() < 0)
+      Impl::fail("sieve::Graph::scatter_dense", "the workspace is empty");
+    return add(
+        "scatter_dense", after, -1,
+        [input, output, workspace, label = s_->label](const ExecSpace& exec, const Scratch&) {
+          (void)sieve::keys::scatter_dense(label, exec, input, output, workspace);
+        });
+  }
+
+  /// keys::scatter_sparse of `input` into `output` through a fixed
+  /// `workspace` (a SparseWorkspace made with elements), as the asynchronous
+  /// call: nothing allocated, fenced or read back at a launch; more distinct
+  /// keys than its capacity leave every key empty and surface at
+  /// workspace.check().
+  /// Its keys are the workspace's latest (the count on the device), which a
+  /// reduce_by_key node given the workspace reads. Returns the node.
+  template <class Input, class Output, class Key>
+  node scatter_sparse(const Input& input, const Output& output,
+                      const keys::SparseWorkspace<Key, ExecSpace>& workspace,
+                      const deps& after = {}) {
+    if (workspace.elements() < 0)
+      Impl::fail("sieve::Graph::scatter_sparse",
+                 "the workspace is not a fixed one (made with elements): a call given a "
+                 "growing workspace reads its number of keys back");
+    return add(
+        "scatter_sparse", after, -1,
+        [input, output, workspace, label = s_->label](const ExecSpace& exec, const Scratch&) {
+          (void)sieve::keys::scatter_sparse(label, exec, input, output, workspace);
+        });
+  }
+
   /// keys::reduce_by_key of `values` by `keys` into `result` (init, op; as the
   /// call), the scratch of its big keys from the arena: no allocation, no
   /// fence, nothing read back at a launch. The keys' offsets and the values
   /// are read at every launch. Keys of a workspace call must stay that
   /// workspace's latest: a node that calls the workspace again makes them
   /// stale, and the launch throws (std::invalid_argument, as the call does).
-  /// `keys` may instead be a DenseWorkspace: the keys of its latest call at
-  /// each launch (a sort_permutation node's), of its elements() elements
-  /// (the values must hold as many). Returns the node.
+  /// `keys` may instead be a DenseWorkspace or a fixed SparseWorkspace: the
+  /// keys of its latest call at each launch (a sort_permutation or scatter
+  /// node's), of at most its elements() elements (the values must hold as
+  /// many). Returns the node.
   template <class Keys, class Values, class Init, class Op, class Result>
   node reduce_by_key(const Keys& keys, const Values& values, const Init& init, const Op& op,
                      const Result& result, const deps& after = {}) {
-    static_assert(Impl::Keys::kIsKeys<Keys> || IsDense<Keys>::value,
+    static_assert(Impl::Keys::kIsKeys<Keys> || IsDense<Keys>::value || IsSparse<Keys>::value,
                   "sieve::Graph::reduce_by_key: 'keys' must be the DenseKeys, SparseKeys or "
-                  "ReducedKeys of a call, or a DenseWorkspace (its latest keys)");
+                  "ReducedKeys of a call, or a DenseWorkspace or SparseWorkspace (its latest "
+                  "keys)");
     using T = typename Result::non_const_value_type;
     using Kept = sieve::keys::ReduceWorkspace<T, ExecSpace>;
     std::int64_t n = 0;
-    if constexpr (IsDense<Keys>::value) {
+    if constexpr (IsDense<Keys>::value || IsSparse<Keys>::value) {
       n = keys.elements();
-      if (n < 0) Impl::fail("sieve::Graph::reduce_by_key", "the workspace is empty");
+      if (n < 0)
+        Impl::fail("sieve::Graph::reduce_by_key",
+                   "the workspace is empty, or one that grows (its keys' count is read back)");
     } else {
       n = keys.num_elements();
     }
@@ -334,6 +379,10 @@ class Graph {
   struct IsDense : std::false_type {};
   template <class Key>
   struct IsDense<keys::DenseWorkspace<Key, ExecSpace>> : std::true_type {};
+  template <class K>
+  struct IsSparse : std::false_type {};
+  template <class Key>
+  struct IsSparse<keys::SparseWorkspace<Key, ExecSpace>> : std::true_type {};
 
   /// The keys a reduce_by_key node folds by: its keys, or the keys of a
   /// DenseWorkspace's latest call (stale once it serves another).
@@ -346,6 +395,13 @@ class Graph {
     keys::DenseKeys<Key, ExecSpace> k(ws.offsets(), ws.num_keys(), ws.elements(), ws.min_key(),
                                       ws.max_key());
     k.attachCall(ws.rejected(), ws.generation(), *ws.generation());
+    return k;
+  }
+  template <class Key>
+  static keys::SparseKeys<Key, ExecSpace> latest(const keys::SparseWorkspace<Key, ExecSpace>& ws) {
+    keys::SparseKeys<Key, ExecSpace> k(ws.kept().offsets, ws.kept().keys, ws.capacity(),
+                                       ws.elements(), ws.key_count());
+    k.attachCall(ws.rejected(), ws.generation(), *ws.generation(), ws.capacity());
     return k;
   }
 

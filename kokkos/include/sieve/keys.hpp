@@ -10,7 +10,8 @@
 //   DenseKeys  sort_permutation([label,] [exec,] n, key_fn[, min_key, max_key], perm)
 //   DenseKeys  sort_permutation([label,] exec, n | count, key_fn, perm, DenseWorkspace&)  (async)
 //   SparseKeys scatter_sparse([label,] [exec,] input, output)
-//   SparseKeys scatter_sparse([label,] exec, input, output, SparseWorkspace&)  (no result alloc)
+//   SparseKeys scatter_sparse([label,] exec, input, output, SparseWorkspace&)  (no result alloc;
+//                             a fixed workspace, made with elements: asynchronous)
 //   int64      count_elements([label,] [exec,] input)
 //   void       for_each_key_range([label,] [exec,] keys, output, functor, args...)
 //   ReducedKeys reduce([label,] [exec,] keys, output, functor | SortUnique{})  (a filter)
@@ -411,9 +412,13 @@ std::enable_if_t<Impl::kIsExec<ExecSpace>> reduce_by_key(const std::string& labe
 /// ExecSpace>, T the result's value type, made for at least the keys'
 /// num_elements()): allocates nothing, fences nothing, reads nothing back:
 /// asynchronous on `exec` and capture-safe. The same bytes as the form
-/// without it. Throws as that form, and std::invalid_argument (nothing
-/// written) for an empty workspace, keys of more elements than it was made
-/// for, or a result, values or offsets sharing a byte with its scratch.
+/// without it. Keys whose asynchronous call rejected its input (a key
+/// outside a DenseWorkspace's range, more keys than a fixed SparseWorkspace
+/// holds) are not read back here: the fold then writes nothing, and the
+/// workspace's check() throws. Throws as that form otherwise, and
+/// std::invalid_argument (nothing written) for an empty workspace, keys of
+/// more elements than it was made for, or a result, values or offsets
+/// sharing a byte with its scratch.
 template <class ExecSpace, class Keys, class Values, class Init, class Op, class Result, class T,
           class WorkspaceExec>
 std::enable_if_t<Impl::kIsExec<ExecSpace>> reduce_by_key(
@@ -487,7 +492,13 @@ scatter_sparse(const std::string& label, const ExecSpace& exec, const Input& inp
 /// scratch memory (unless its input or output lies in them). The keys are
 /// valid until the next call given the workspace (see SparseWorkspace).
 /// Otherwise as the form without it (the same bytes); blocks; throws the
-/// same.
+/// same. A fixed workspace (made with elements) makes the call asynchronous
+/// instead: integer keys, a View or keyed input of at most its elements;
+/// allocates, fences and reads back nothing (capture-safe); its keys hold
+/// the count on the device (see SparseKeys); more distinct keys than the
+/// workspace's capacity surface at its check(). It throws
+/// std::invalid_argument (nothing enqueued) for more elements than the
+/// workspace's, a mapper input, or an input or output in its buffers.
 template <class ExecSpace, class Input, class Output, class Workspace>
 std::enable_if_t<Impl::kIsExec<ExecSpace>, Impl::Keys::SparseResult<ExecSpace, Input>>
 scatter_sparse(const ExecSpace& exec, const Input& input, const Output& output,

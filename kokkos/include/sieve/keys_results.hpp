@@ -31,7 +31,89 @@ struct SparseKept {
   Kokkos::View<std::int64_t*, Mem> offsets;  // capacity + 1 words
   Kokkos::View<Key*, Mem> keys;              // capacity keys
   Kokkos::View<unsigned char*, Mem> scratch; // the radix order's (its words, order, sort scratch)
+  // A fixed workspace (elements >= 0): the asynchronous calls' key count and
+  // rejection word; its scratch is SparseAsyncLayout's for these elements on
+  // the constructor's instance's concurrency (a call on another instance
+  // uses the same layout).
+  std::int64_t elements = -1, concurrency = 1;
+  Kokkos::View<std::int64_t, Mem> count, status;
 };
+
+/// A radix word (key - min) with the index of its element.
+struct RadixItem {
+  std::uint64_t u;
+  std::int64_t idx;
+};
+
+/// The bytes of Exec's native radix order of n keys (0 without one).
+template <class Exec>
+std::size_t nativeRadixOrderBytes(std::int64_t n) {
+  constexpr Face F = nativeFaceFor<Exec, Primitive::RadixOrder>();
+  if constexpr (F != Face::Portable) return Faces<F>::radixOrderScratchBytes(n);
+  else return 0;
+}
+
+/// The scratch of the asynchronous scatter_sparse (a fixed SparseWorkspace)
+/// for up to `elements` elements of an integer Key on `concurrency` threads,
+/// sorted over the key type's full width (no key range read back): by the
+/// native radix order where the space has one (`nativeSortBytes` > 0: its
+/// uint64 words, the order, its scratch and two status words), or by LSD
+/// radix passes, each a stable counting sort of `chunks` chunks into
+/// `buckets` buckets on (word, index) items; both heads start the buffer,
+/// and the gather's chunks and the scan's scratch follow them. Byte offsets
+/// into one buffer, 64-byte aligned; the constructor and the calls both take
+/// it from here.
+template <class Key>
+struct SparseAsyncLayout {
+  static constexpr std::uint64_t kFullSpan = ~std::uint64_t(0) >>
+                                             (64 - 8 * static_cast<int>(sizeof(Key)));
+  static constexpr int kBits = 8 * static_cast<int>(sizeof(Key));
+  int passes = 0, bits = 0;
+  std::int64_t buckets = 0, chunks = 0, gatherChunks = 0, scanWords = 0;
+  std::size_t itemsA = 0, itemsB = 0, idx = 0, hist = 0, stats = 0, bucketOffsets = 0;
+  std::size_t words = 0, order = 0, sort = 0, sortBytes = 0, radixStatus = 0;
+  std::size_t scan = 0, chunkKeys = 0, bytes = 0;
+
+  SparseAsyncLayout(std::int64_t elements, std::int64_t concurrency, std::size_t nativeSortBytes) {
+    passes = radixPasses(kFullSpan);
+    bits = radixPassBits(kFullSpan);
+    buckets = std::int64_t(1) << bits;
+    chunks = countingChunks(elements, buckets, concurrency);
+    gatherChunks = countingChunks(elements, 1, concurrency);
+    const std::int64_t a = sieve::scan_scratch_size<std::int64_t>(buckets + 1);
+    const std::int64_t b = sieve::scan_scratch_size<std::int64_t>(gatherChunks + 1);
+    scanWords = a > b ? a : b;
+    const auto n = static_cast<std::size_t>(elements);
+    const auto w = [](std::int64_t count) { return 8u * static_cast<std::size_t>(count); };
+    std::size_t at = 0;
+    const auto take = [&](std::size_t size) {
+      const std::size_t here = at;
+      at += (size + 63u) / 64u * 64u;
+      return here;
+    };
+    itemsA = take(passes > 1 ? sizeof(RadixItem) * n : 0);
+    itemsB = take(passes > 2 ? sizeof(RadixItem) * n : 0);
+    idx = take(w(elements));
+    hist = take(w(chunks * buckets));
+    stats = take(w(3 * chunks));
+    bucketOffsets = take(w(buckets + 1));
+    std::size_t head = at;
+    if (nativeSortBytes > 0) {
+      at = 0;
+      sortBytes = nativeSortBytes;
+      words = take(w(elements));
+      order = take(w(elements));
+      sort = take(sortBytes);
+      radixStatus = take(16);
+      if (at > head) head = at;
+    }
+    at = head;
+    scan = take(w(scanWords));
+    chunkKeys = take(w(gatherChunks + 1));
+    bytes = at + 64u; // the buffer's start aligned up to 64 bytes
+  }
+};
+
 } // namespace Keys
 } // namespace Impl
 
@@ -79,12 +161,18 @@ class KeyRanges : public Impl::Keys::KeyRangesTag {
   /// (internal) the rejection word and the workspace generation of the
   /// asynchronous call that made it.
   using status_view = Kokkos::View<std::int64_t, memory_space>;
+  /// `keyCapacity` >= 0: the call was a fixed SparseWorkspace's, whose
+  /// rejection word counts distinct keys beyond that capacity.
   void attachCall(const status_view& s, std::shared_ptr<const std::int64_t> live,
-                  std::int64_t generation) {
+                  std::int64_t generation, std::int64_t keyCapacity = -1) {
     status_ = s;
     live_ = std::move(live);
     generation_ = generation;
+    keyCapacity_ = keyCapacity;
   }
+  /// (internal) the rejection word of the asynchronous call that made these
+  /// keys (empty: none).
+  const status_view& status() const { return status_; }
   /// Throws std::invalid_argument when these keys came from a call given a
   /// workspace (the asynchronous scatter_dense, or scatter_sparse with a
   /// SparseWorkspace) that has served a later call since (their offsets are
@@ -105,6 +193,13 @@ class KeyRanges : public Impl::Keys::KeyRangesTag {
     if (status_.data() == nullptr) return;
     std::int64_t v = 0;
     Kokkos::deep_copy(v, status_);
+    if (v != 0 && keyCapacity_ >= 0)
+      sieve::Impl::fail(fn, "the asynchronous scatter_sparse that made these keys found " +
+                                std::to_string(v) +
+                                " distinct keys, more than its workspace's capacity of " +
+                                std::to_string(keyCapacity_) +
+                                ": its output holds the elements in key order, but every key "
+                                "is empty");
     if (v < 0)
       sieve::Impl::fail(fn,
                         "the asynchronous call that made these keys rejected its input: its "
@@ -122,6 +217,7 @@ class KeyRanges : public Impl::Keys::KeyRangesTag {
   status_view status_;
   std::shared_ptr<const std::int64_t> live_;
   std::int64_t generation_ = 0;
+  std::int64_t keyCapacity_ = -1;
   std::int64_t numKeys_ = 0;
   std::int64_t numElements_ = 0;
 };
@@ -269,21 +365,36 @@ class DenseWorkspace {
 
 /// The keys of scatter_sparse: the distinct keys, ascending by operator<; the
 /// key id of a key is its position among them.
+///
+/// From a fixed SparseWorkspace (the asynchronous form), num_keys() is the
+/// workspace's capacity and the number of distinct keys stays on the device,
+/// in key_count(): the key ids from it on are empty (their offsets are
+/// num_elements()) and their keys() repeat the last key, so keys() stays
+/// ascending (a lower bound finds the real id) and every later call over
+/// these keys (reduce, group, compact, reduce_by_key, for_each_key_range)
+/// takes the count as it is, without reading it back.
 template <class Key, class ExecSpace>
 class SparseKeys : public KeyRanges<ExecSpace> {
  public:
   using key_type = Key;
   using keys_view = Kokkos::View<Key*, typename ExecSpace::memory_space>;
+  using count_view = Kokkos::View<std::int64_t, typename ExecSpace::memory_space>;
   SparseKeys() = default;
   /// (internal) made by scatter_sparse.
   SparseKeys(const typename KeyRanges<ExecSpace>::offsets_view& offsets, const keys_view& keys,
-             std::int64_t numKeys, std::int64_t numElements)
-      : KeyRanges<ExecSpace>(offsets, numKeys, numElements), keys_(keys) {}
+             std::int64_t numKeys, std::int64_t numElements, const count_view& count = {})
+      : KeyRanges<ExecSpace>(offsets, numKeys, numElements), keys_(keys), count_(count) {}
   /// The distinct keys (num_keys() of them), ascending.
   const keys_view& keys() const { return keys_; }
+  /// The number of distinct keys, on the device (a rank-0 View in the space's
+  /// memory, written by the asynchronous call that made these keys; read it
+  /// in kernels, or after a fence). Empty (no data) for the keys of the
+  /// blocking forms, whose num_keys() is that number.
+  const count_view& key_count() const { return count_; }
 
  private:
   keys_view keys_;
+  count_view count_;
 };
 
 /// The result memory of scatter_sparse called in a loop: the offsets and
@@ -308,6 +419,17 @@ class SparseKeys : public KeyRanges<ExecSpace> {
 /// functor or mapper must not read the buffers (not detected). One call at a
 /// time. A moved-from workspace is a copy (it stays usable). Key: the
 /// input's key type.
+///
+/// A fixed workspace, made with `SparseWorkspace(exec, keys, elements)`,
+/// holds everything a call needs instead (for integer keys and View or keyed
+/// inputs of at most `elements` elements): calls given it are asynchronous,
+/// allocate nothing, fence nothing and read nothing back (capture-safe), and
+/// sort by LSD radix passes over the key type's full width. Their SparseKeys
+/// have num_keys() = `keys` and the number of distinct keys in key_count()
+/// (see SparseKeys). More distinct keys than `keys` cannot throw in an
+/// asynchronous call: the output then holds the elements in key order all
+/// the same (nothing is lost), but every key is empty and rejected() holds
+/// their number; check() (or offset(), reduce, group on those keys) throws.
 template <class Key, class ExecSpace>
 class SparseWorkspace {
  public:
@@ -336,6 +458,65 @@ class SparseWorkspace {
     kept_->keys = Impl::allocate<keys_view>(Kokkos::view_alloc(exec, names("keys")),
                                             static_cast<std::size_t>(keys));
     Impl::fence(exec, "keys::SparseWorkspace: buffers filled");
+  }
+
+  /// A fixed workspace: the buffers for up to `keys` distinct keys and the
+  /// scratch of calls of up to `elements` elements (about 40 bytes an element
+  /// for keys of more than 32 bits, 24 up to 32 bits, plus the histograms of
+  /// the radix passes), allocated and zero-filled on `exec` (blocking,
+  /// O(keys + elements)). Throws std::invalid_argument for keys or elements
+  /// outside [0, 2^31 - 2].
+  SparseWorkspace(const ExecSpace& exec, std::int64_t keys, std::int64_t elements) {
+    static_assert(Impl::Keys::kIntegralKey<Key>,
+                  "sieve::keys::SparseWorkspace(exec, keys, elements): the asynchronous "
+                  "scatter_sparse sorts integer keys (other keys: SparseWorkspace(exec, keys))");
+    constexpr const char* fn = "sieve::keys::SparseWorkspace";
+    if (keys < 0 || keys > Impl::Keys::kMaxSparseElements)
+      Impl::fail(fn, "keys = " + std::to_string(keys) + " is outside [0, " +
+                         std::to_string(Impl::Keys::kMaxSparseElements) + "]");
+    if (elements < 0 || elements > Impl::Keys::kMaxSparseElements)
+      Impl::fail(fn, "elements = " + std::to_string(elements) + " is outside [0, " +
+                         std::to_string(Impl::Keys::kMaxSparseElements) + "]");
+    const Impl::Names names("", fn);
+    const Impl::Keys::SparseAsyncLayout<Key> layout(
+        elements, exec.concurrency(), Impl::Keys::nativeRadixOrderBytes<ExecSpace>(elements));
+    using bytes_view = Kokkos::View<unsigned char*, memory_space>;
+    using word_view = Kokkos::View<std::int64_t, memory_space>;
+    kept_->offsets = Impl::allocate<offsets_view>(Kokkos::view_alloc(exec, names("offsets")),
+                                                  static_cast<std::size_t>(keys + 1));
+    kept_->keys = Impl::allocate<keys_view>(Kokkos::view_alloc(exec, names("keys")),
+                                            static_cast<std::size_t>(keys));
+    kept_->scratch =
+        Impl::allocate<bytes_view>(Kokkos::view_alloc(exec, names("scratch")), layout.bytes);
+    kept_->count = Impl::allocate<word_view>(Kokkos::view_alloc(exec, names("key_count")));
+    kept_->status = Impl::allocate<word_view>(Kokkos::view_alloc(exec, names("rejected")));
+    kept_->elements = elements;
+    kept_->concurrency = exec.concurrency();
+    Impl::keepTeamScratch(exec, names); // GPU spaces: the calls given it allocate nothing
+    Impl::fence(exec, "keys::SparseWorkspace: buffers filled");
+  }
+
+  /// A fixed workspace's elements (-1 for one that grows). O(1).
+  std::int64_t elements() const { return kept_->elements; }
+  /// A fixed workspace's distinct keys of the last call, on the device (see
+  /// SparseKeys::key_count(); empty for one that grows).
+  const Kokkos::View<std::int64_t, memory_space>& key_count() const { return kept_->count; }
+  /// A fixed workspace's rejection word: the distinct keys of the last call
+  /// when more than capacity(), else 0 (read it after a fence).
+  const Kokkos::View<std::int64_t, memory_space>& rejected() const { return kept_->status; }
+  /// Fences `exec`, then throws std::invalid_argument when the last call
+  /// given this fixed workspace found more distinct keys than its capacity
+  /// (a no-op for one that grows). Blocking.
+  void check(const ExecSpace& exec) const {
+    Impl::fence(exec, "keys::SparseWorkspace::check");
+    if (kept_->status.data() == nullptr) return;
+    std::int64_t v = 0;
+    Kokkos::deep_copy(v, kept_->status);
+    if (v != 0)
+      Impl::fail("sieve::keys::scatter_sparse",
+                 std::to_string(v) + " distinct keys, more than the workspace's capacity of " +
+                     std::to_string(capacity()) +
+                     ": the output holds the elements in key order, but every key is empty");
   }
 
   /// The distinct keys its buffers hold now (0 before the first call). O(1).

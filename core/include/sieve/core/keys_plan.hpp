@@ -40,7 +40,8 @@ enum class SparsePath {
   RecordSort,
   RadixOrder,
   PortableRadix,
-  MergeSort
+  MergeSort,
+  AsyncRadix ///< a fixed SparseWorkspace's: full-width radix, nothing read back
 };
 
 SIEVE_INLINE constexpr const char* pathName(DensePath p) {
@@ -56,6 +57,7 @@ SIEVE_INLINE constexpr const char* pathName(SparsePath p) {
   case SparsePath::RadixOrder: return "radix_order";
   case SparsePath::PortableRadix: return "portable_radix";
   case SparsePath::MergeSort: return "merge_sort";
+  case SparsePath::AsyncRadix: return "async_radix";
   }
   return "";
 }

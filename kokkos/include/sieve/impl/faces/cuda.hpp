@@ -139,6 +139,17 @@ struct Faces<Face::Cuda> {
                                      "changed between its reads); nothing was written");
   }
 
+  /// radixOrder enqueued only: its two status words in `status` (device
+  /// memory), not read back. Asynchronous, capture-safe.
+  static void radixOrderAsync(const Kokkos::Cuda& exec, const Names& names,
+                              const std::uint64_t* keys, std::int64_t n, int bits,
+                              std::int64_t* order, std::int64_t* status, void* scratch,
+                              std::size_t scratchBytes) {
+    const NativeKernel<Kokkos::Cuda> k(exec, names, Face::Cuda);
+    const CudaDeviceGuard device(exec.cuda_device());
+    radixOrderDevice(keys, n, bits, order, status, scratch, scratchBytes, exec.cuda_stream());
+  }
+
   /// Whether the native dense scatter serves `records` records into
   /// `buckets` buckets here: always (its passes are 8-bit digits, the portable
   /// counting sort's histograms grow with buckets x chunks; no GPU run has

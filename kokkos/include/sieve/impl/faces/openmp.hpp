@@ -89,6 +89,15 @@ struct Faces<Face::OpenMP> {
     radixOrderHost(team(exec), keys, n, bits, order, scratch, scratchBytes);
   }
 
+  /// radixOrder, for the asynchronous forms' callers (the twins run it
+  /// synchronously; no status word).
+  static void radixOrderAsync(const Kokkos::OpenMP& exec, const Names& names,
+                              const std::uint64_t* keys, std::int64_t n, int bits,
+                              std::int64_t* order, std::int64_t* /*status*/, void* scratch,
+                              std::size_t scratchBytes) {
+    radixOrder(exec, names, keys, n, bits, order, scratch, scratchBytes);
+  }
+
   /// Whether the native dense scatter pays here against the portable
   /// counting sort (core/radix.hpp, denseScatterNativePays).
   static constexpr bool denseScatterPays(std::int64_t buckets, std::int64_t records,

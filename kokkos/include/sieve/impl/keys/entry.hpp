@@ -391,7 +391,11 @@ void foldEntry(const Impl::Names& names, const Exec& exec, const Keys& keys, con
     if constexpr (std::is_convertible_v<typename FV::type, T> &&
                   Safe<typename FV::View>::template accessible<Exec>() &&
                   Safe<Result>::template accessible<Exec>()) {
-      keys.check(fn);
+      // The workspace form reads nothing back: a rejection by the
+      // asynchronous call that made the keys gates its kernels instead.
+      constexpr bool kAsync = !std::is_same_v<Kept, std::nullptr_t>;
+      if (kAsync) keys.checkCurrent(fn);
+      else keys.check(fn);
       Impl::checkKernelsAllowed<Exec>(fn);
       const auto& v = FV::view(values);
       const i64 N = keys.num_elements(), K = keys.num_keys();
@@ -427,7 +431,7 @@ void foldEntry(const Impl::Names& names, const Exec& exec, const Keys& keys, con
                        "workspace");
       const Impl::CallRegion region(names, Impl::Face::Portable);
       foldByKey(names, exec, keys.offsets(), K, N, FV::reader(values), static_cast<T>(init), op,
-                result, kept);
+                result, kept, kAsync ? keys.status().data() : nullptr);
     }
   }
 }

@@ -76,11 +76,13 @@ KOKKOS_INLINE_FUNCTION i64 keyAt(const Offsets& offsets, i64 K, i64 p) {
 /// Enqueued on `exec`. Without a workspace (`kept`: a ReduceWorkspace, or
 /// nullptr) the pieces' scratch is allocated here and freed on return, so it
 /// fences `exec` first; with one, nothing is allocated and nothing fences.
+/// `gate`: the rejection word of the asynchronous call that made the keys
+/// (on the device; non-zero: nothing is written), or null.
 template <class Exec, class Offsets, class Values, class T, class Op, class Result,
           class Kept = std::nullptr_t>
 void foldByKey(const sieve::Impl::Names& names, const Exec& exec, const Offsets& offsets, i64 K,
                i64 N, const Values& value, const T& init, const Op& op, const Result& result,
-               const Kept& kept = nullptr) {
+               const Kept& kept = nullptr, const i64* gate = nullptr) {
   if (K == 0) return;
   using Mem = typename Exec::memory_space;
   constexpr i64 B = kFoldPiece;
@@ -88,6 +90,7 @@ void foldByKey(const sieve::Impl::Names& names, const Exec& exec, const Offsets&
   constexpr bool kOwn = std::is_same_v<Kept, std::nullptr_t>;
   Kokkos::parallel_for(
       names("keys"), Range<Exec>(exec, 0, K), KOKKOS_LAMBDA(const i64 k) {
+        if (gate != nullptr && *gate != 0) return;
         const i64 a = offsets(k), z = offsets(k + 1);
         if (z - a <= big) result(k) = foldKey<T>(value, init, op, a, z);
       });
@@ -108,6 +111,7 @@ void foldByKey(const sieve::Impl::Names& names, const Exec& exec, const Offsets&
   }
   Kokkos::parallel_for(
       names("big_pieces"), Range<Exec>(exec, 0, pieces), KOKKOS_LAMBDA(const i64 b) {
+        if (gate != nullptr && *gate != 0) return;
         i64 s = 0, e = 0;
         pieceOf(offsets, K, b, s, e);
         if (s >= e) return;
@@ -122,6 +126,7 @@ void foldByKey(const sieve::Impl::Names& names, const Exec& exec, const Offsets&
       });
   Kokkos::parallel_for(
       names("big_keys"), Range<Exec>(exec, 0, pieces), KOKKOS_LAMBDA(const i64 b) {
+        if (gate != nullptr && *gate != 0) return;
         i64 s = 0, e = 0;
         pieceOf(offsets, K, b, s, e);
         if (s >= e) return;

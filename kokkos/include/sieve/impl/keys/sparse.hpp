@@ -6,6 +6,7 @@
 
 #include <sieve/core/keys_plan.hpp>
 #include <sieve/impl/keys/records.hpp>
+#include <sieve/impl/keys/sparse/async.hpp>
 #include <sieve/impl/keys/sparse/common.hpp>
 #include <sieve/impl/keys/sparse/dense_scatter.hpp>
 #include <sieve/impl/keys/sparse/merge_sort.hpp>
@@ -106,6 +107,14 @@ Result scatterSparse(const sieve::Impl::Names& names, const Exec& exec, const In
   checkApartFromInput(fn, input, output);
   const SparseDest<Result, Exec> dest{kept, inputBytesOf(input),
                                       sieve::Impl::viewBytes("output", output)};
+  if (kept != nullptr && kept->elements >= 0) {
+    if constexpr (Src::kOneToOne && kIntegralKey<typename Src::key_type>)
+      return sparseAsync<Result>(names, exec, src, output, dest, generation, call);
+    sieve::Impl::fail(fn,
+                      "a fixed SparseWorkspace (made with elements) takes a View input, or "
+                      "a keyed one: a mapper's element count is not known without reading "
+                      "it back");
+  }
   Result result;
   if constexpr (Src::kOneToOne) {
     result = sparseOfArray<Result>(names, exec, src, output, dest);

@@ -21,11 +21,6 @@ namespace sieve {
 namespace Impl {
 namespace Keys {
 
-/// A radix word (key - min) with the index of its element.
-struct RadixItem {
-  std::uint64_t u;
-  i64 idx;
-};
 template <class Exec>
 using RadixItems = Kokkos::View<RadixItem*, typename Exec::memory_space>;
 /// int64 indices in memory a View owns elsewhere (the radix order's, in scratch).
