@@ -402,6 +402,32 @@ TEST(MpiRebalance, RepeatedStepsStayTheModel) {
   expectRebalanced(w2, pl, g, p, rank);
 }
 
+// Every mode of set_device_buffers moves the same bytes: Staged goes through
+// the workspace's host copies (on host spaces too, so CI runs that path),
+// Direct and Auto (host memory) hand the space's buffers to MPI.
+TEST(MpiRebalance, StagedAndDirectBuffersMoveTheSameBytes) {
+  const TestExec exec;
+  const int p = worldSize(), rank = worldRank();
+  EXPECT_EQ(sieve::mpi::device_buffers(), sieve::mpi::DeviceBuffers::Auto);
+  for (const auto mode : {sieve::mpi::DeviceBuffers::Staged, sieve::mpi::DeviceBuffers::Direct,
+                          sieve::mpi::DeviceBuffers::Auto}) {
+    sieve::mpi::set_device_buffers(mode);
+    EXPECT_EQ(sieve::mpi::device_buffers(), mode);
+    forEachWorld(300, [&](const World& w) {
+      Planes pl = localPlanes(w, rank);
+      sieve::mpi::RebalanceWorkspace<TestExec> ws("modes");
+      const DView<std::uint8_t> mask = toDevice(slice(w.mask, w.begin(rank), w.sizes[rank]));
+      const auto g = sieve::mpi::rebalance(exec, MPI_COMM_WORLD, ws, mask, pl.mask, pl.id, pl.x,
+                                           pl.tag, pl.pair);
+      expectRebalanced(w, pl, g, p, rank);
+      const bool staged = mode == sieve::mpi::DeviceBuffers::Staged;
+      EXPECT_EQ(ws.hsend.extent(0) > 0, staged && ws.send.extent(0) > 0)
+          << "host copies only when staged";
+    });
+  }
+  sieve::mpi::set_device_buffers(sieve::mpi::DeviceBuffers::Auto);
+}
+
 /// Unmanaged planes with room: moved in place, never reallocated.
 TEST(MpiRebalance, UnmanagedPlanesWithRoomStayInPlace) {
   const TestExec exec;

@@ -36,6 +36,7 @@
 
 #include <sieve/compact.hpp>
 #include <sieve/findall.hpp>
+#include <sieve/impl/mpi/device_buffers.hpp>
 #include <sieve/impl/mpi/exchange.hpp>
 #include <sieve/population.hpp>
 #include <sieve/reorder.hpp>
@@ -102,6 +103,25 @@ class RebalanceWorkspace {
 
 namespace sieve {
 namespace mpi {
+
+/// Sets how the rebalances that follow hand plane bytes to MPI, for the
+/// whole process. Auto (the default): host memory directly; device memory
+/// directly when MPI says at run time that it reads it (Open MPI's
+/// MPIX_Query_cuda_support() on Kokkos::Cuda), else through host copies.
+/// Direct: always directly (an MPI that is CUDA-aware but cannot say so).
+/// Staged: always through host copies (on host spaces too). The bytes every
+/// rank ends with are the same in every mode, and ranks may use different
+/// ones (the staging is a rank's own). The environment variable
+/// SIEVE_MPI_DEVICE_BUFFERS=auto|direct|staged sets the starting mode (any
+/// other value: every rebalance throws std::invalid_argument, on every rank
+/// as agreed failures do). O(1), thread-safe.
+inline void set_device_buffers(DeviceBuffers mode) {
+  Impl::deviceBuffersMode().store(static_cast<int>(mode), std::memory_order_relaxed);
+}
+
+/// The mode set_device_buffers set (or the environment). O(1); throws
+/// std::invalid_argument for an unknown SIEVE_MPI_DEVICE_BUFFERS value.
+inline DeviceBuffers device_buffers() { return Impl::deviceBuffers(); }
 
 /// Compact this rank's mask (sieve::compact, same arguments after `comm`) and
 /// place its survivors in the global order: returns {local count, this rank's

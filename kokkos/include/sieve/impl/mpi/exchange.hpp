@@ -7,6 +7,7 @@
 #include <sieve/core/distribute.hpp>
 #include <sieve/core/elem.hpp>
 #include <sieve/impl/common.hpp>
+#include <sieve/impl/mpi/device_buffers.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
@@ -233,11 +234,14 @@ inline Tally tally(MPI_Comm comm, const Attempt& mine, std::vector<std::int64_t>
   return t;
 }
 
-/// Whether MPI reads and writes memory of space `Mem` itself (host memory, or
-/// CUDA memory under a CUDA-aware Open MPI, asked at run time); otherwise the
-/// exchange stages through host buffers.
+/// Whether MPI reads and writes memory of space `Mem` itself, by the mode of
+/// set_device_buffers: Auto: host memory, or CUDA memory under a CUDA-aware
+/// Open MPI, asked at run time; otherwise the exchange stages through host
+/// buffers.
 template <class Mem>
 bool mpiReads() {
+  const DeviceBuffers mode = deviceBuffers();
+  if (mode != DeviceBuffers::Auto) return mode == DeviceBuffers::Direct;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible) {
     return true;
   } else {

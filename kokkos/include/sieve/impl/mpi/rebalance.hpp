@@ -195,7 +195,7 @@ struct RebalanceRun {
   Kokkos::Array<PlaneBytes, N> from{}, to{};
   int maskPlane = -1;
   std::int64_t maskExtent = 0;
-  bool direct = mpiReads<typename Exec::memory_space>();
+  bool direct = true; // (set in local(): a bad SIEVE_MPI_DEVICE_BUFFERS is an agreed failure)
 
   RebalanceRun(const char* f, const std::string& label, const Exec& e, MPI_Comm c,
                RebalanceWorkspace<Exec>& w, bool fix, Planes&... planes)
@@ -209,6 +209,7 @@ struct RebalanceRun {
   template <class Local>
   void local(Local&& findSurvivors) {
     mine.run([&] {
+      direct = mpiReads<typename Exec::memory_space>();
       sieve::Impl::checkKernelsAllowed<Exec>(fn); // pack and unpack are Kokkos kernels
       const std::int64_t n = findSurvivors(kept, mask, polarity); // checks the mask, fills ws.map
       std::vector<sieve::Impl::ArrayBytes> arrays;
