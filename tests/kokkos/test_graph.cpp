@@ -260,12 +260,30 @@ TEST(Graph, ReduceByKeyNodeEqualsTheCallAndAllocatesNothingPerLaunch) {
   for (const double x : toHost(sums)) EXPECT_EQ(x, -1.0);
 }
 
+namespace {
+/// Launches `g`; with `count`, checks under Kokkos Tools that the launch
+/// syncs nothing: no allocation, deep copy, fence or reduction.
+void launchCountingSyncs(sieve::Graph<TestExec>& g, const TestExec& exec, bool count) {
+  if (!count) {
+    g.launch(exec);
+    return;
+  }
+  const ToolsLog tools;
+  g.launch(exec);
+  EXPECT_EQ(ToolsLog::allocations() + ToolsLog::deepCopies() + ToolsLog::fences() +
+                ToolsLog::reductions(),
+            0)
+      << ToolsLog::dump();
+}
+} // namespace
+
 // A sort-by-cell step as one graph: drift (a kernel), sort_permutation
 // through a DenseWorkspace, permute of the planes through a PermuteWorkspace,
 // and a tally by cell over the sort's keys (nodes): each launch equals the
-// same calls made one by one on copies of the planes, and the permute
-// allocates, reduces and copies nothing. A perm with an entry outside [0, n)
-// writes nothing, and the workspace's check() throws.
+// same calls made one by one on copies of the planes, a launch syncs
+// nothing, and the permute allocates, reduces and copies nothing. A perm
+// with an entry outside [0, n) writes nothing, and the workspace's check()
+// throws.
 TEST(Graph, PermuteNodesSortByCellAsTheCallsDo) {
   const TestExec exec;
   const std::int64_t n = 30011;
@@ -297,7 +315,7 @@ TEST(Graph, PermuteNodesSortByCellAsTheCallsDo) {
   DView<double> sums("sums", cells), sumsd("sumsd", cells);
   g.reduce_by_key(dense, x, 0.0, sieve::Sum{}, sums); // the sort node's keys
   for (int launch = 0; launch < 3; ++launch) {
-    g.launch(exec);
+    launchCountingSyncs(g, exec, launch > 0);
     drift(exec, xd, celld);
     const auto keysd = sieve::keys::sort_permutation(exec, n, CellOf{celld}, permd, dense2);
     if (launch == 1) {
@@ -400,7 +418,7 @@ TEST(Graph, ScatterNodesTallyAsTheCallsDo) {
   g.scatter_dense(cell, sortedCell, dense);
   g.reduce_by_key(dense, sortedCell, std::int64_t(0), sieve::Sum{}, cellSums);
   for (int launch = 0; launch < 3; ++launch) {
-    g.launch(exec);
+    launchCountingSyncs(g, exec, launch > 0);
     drift(exec, idd);
     DView<std::int32_t> celld("celld", n);
     cellOf(exec, idd, celld);

@@ -71,8 +71,9 @@ Result sparseAsync(const sieve::Impl::Names& names, const Exec& exec, const S& s
   };
   const Word status = kept.status, count = kept.count;
   const Key lowest = std::numeric_limits<Key>::lowest();
-  const i64 scanWords = layout.scanWords;
-  I64View<Exec> idx; // the stable order by key
+  // The scratch of the scans (the passes' and the gather's); the order by key.
+  const I64View<Exec> scan = words(layout.scan, layout.scanWords);
+  I64View<Exec> idx;
   if (native) {
     // The native radix order of the keys' distances from the type's lowest.
     sieve::Impl::onNative<Exec, Primitive::RadixOrder>(fn, [&](auto tag) {
@@ -92,34 +93,20 @@ Result sparseAsync(const sieve::Impl::Names& names, const Exec& exec, const S& s
       return RadixItems<Exec>(reinterpret_cast<RadixItem*>(base + off),
                               static_cast<std::size_t>(n));
     };
-    RadixItems<Exec> a = items(layout.itemsA), b = items(layout.itemsB);
     idx = words(layout.idx, n);
     const i64 K = layout.buckets;
     // (at most the layout's chunks: this instance may have more threads)
     const i64 C = std::min(countingChunks(n, K, exec.concurrency()), layout.chunks);
     const I64View<Exec> hist = words(layout.hist, C * K), stats = words(layout.stats, 3 * C),
-                        bucketOffsets = words(layout.bucketOffsets, K + 1),
-                        scan = words(layout.scan, scanWords);
-    const std::uint64_t mask = (std::uint64_t(1) << layout.bits) - 1;
-    const auto pass = [&](const auto& digits) {
-      CountingSort<Exec, std::decay_t<decltype(digits)>> sort(exec, names, digits, K, C, hist,
-                                                              stats);
-      sort.histogramAsync(status);
-      sort.scatterAsync(bucketOffsets, status, scan);
-    };
-    const int passes = layout.passes;
-    if (passes == 1) pass(FirstRadixSrc<Exec, S, true>{src, lowest, a, idx, mask});
-    else pass(FirstRadixSrc<Exec, S, false>{src, lowest, a, idx, mask});
-    for (int p = 1; p < passes; ++p) {
-      if (p + 1 == passes) {
-        pass(RadixSrc<Exec, true>{a, b, idx, p * layout.bits, mask});
-      } else {
-        pass(RadixSrc<Exec, false>{a, b, idx, p * layout.bits, mask});
-        std::swap(a, b);
-      }
-    }
+                        bucketOffsets = words(layout.bucketOffsets, K + 1);
+    lsdPasses<Exec>(src, lowest, items(layout.itemsA), items(layout.itemsB), idx, layout.passes,
+                    layout.bits, [&](const auto& digits) {
+                      CountingSort<Exec, std::decay_t<decltype(digits)>> sort(exec, names, digits,
+                                                                              K, C, hist, stats);
+                      sort.histogramAsync(status);
+                      sort.scatterAsync(bucketOffsets, status, scan);
+                    });
   }
-  const I64View<Exec> scan = words(layout.scan, scanWords);
 
   // The gather in key order, counting the key starts of every chunk (the
   // keys ascend: a key starts where it exceeds the one before), then their

@@ -57,6 +57,26 @@ struct RadixSrc {
   }
 };
 
+/// The LSD passes of `bits` bits over (word, index) items: the first reads
+/// the source (the words: key - min), the middle ones go between `a` and
+/// `b`, the last writes the indices `idx` only; `pass(digits)` runs one
+/// stable counting sort of a pass's digits (blocking, or asynchronous).
+template <class Exec, class S, class Key, class Pass>
+void lsdPasses(const S& src, const Key min, RadixItems<Exec> a, RadixItems<Exec> b,
+               const I64View<Exec>& idx, int passes, int bits, const Pass& pass) {
+  const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
+  if (passes == 1) pass(FirstRadixSrc<Exec, S, true>{src, min, a, idx, mask});
+  else pass(FirstRadixSrc<Exec, S, false>{src, min, a, idx, mask});
+  for (int p = 1; p < passes; ++p) {
+    if (p + 1 == passes) {
+      pass(RadixSrc<Exec, true>{a, b, idx, p * bits, mask});
+    } else {
+      pass(RadixSrc<Exec, false>{a, b, idx, p * bits, mask});
+      std::swap(a, b);
+    }
+  }
+}
+
 /// SparsePath::PortableRadix: integer keys spanning `span` above `min` by
 /// LSD radix passes of at most kRadixBits bits over (word, index) items
 /// (each a stable counting sort; the first reads the source), then the
@@ -69,7 +89,6 @@ Result sparseByPortableRadix(const sieve::Impl::Names& names, const Exec& exec, 
   const i64 n = src.records();
   const int passes = radixPasses(span);
   const int bits = radixPassBits(span);
-  const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
   const i64 buckets = i64(1) << bits;
   const auto alloc = [&](const char* what) {
     return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names(what));
@@ -91,16 +110,7 @@ Result sparseByPortableRadix(const sieve::Impl::Names& names, const Exec& exec, 
                                 " element(s)): the key functor must return the same key for "
                                 "an element on every call; output is incomplete");
   };
-  if (passes == 1) pass(FirstRadixSrc<Exec, S, true>{src, min, a, idx, mask});
-  else pass(FirstRadixSrc<Exec, S, false>{src, min, a, idx, mask});
-  for (int p = 1; p < passes; ++p) {
-    if (p + 1 == passes) {
-      pass(RadixSrc<Exec, true>{a, b, idx, p * bits, mask});
-    } else {
-      pass(RadixSrc<Exec, false>{a, b, idx, p * bits, mask});
-      std::swap(a, b);
-    }
-  }
+  lsdPasses<Exec>(src, min, a, b, idx, passes, bits, pass);
   return finishSparse<Result>(names, exec, src, output, n, IndexOrder<I64View<Exec>>{idx}, dest);
 }
 
