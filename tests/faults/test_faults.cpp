@@ -355,6 +355,17 @@ TYPED_TEST(Faults, Keys) {
                                w.kept = g.keys.num_keys();
                              },
                              see, outs});
+  failEachAllocation(Case<W>{"keys::SparseWorkspace (fixed) + scatter_sparse (async) + check",
+                             make,
+                             [](W& w) {
+                               const sieve::keys::SparseWorkspace<std::int32_t, E> ws(E(), kN, kN);
+                               const auto s = sieve::keys::scatter_sparse(E(), w.in, w.out, ws);
+                               ws.check(E());
+                               std::int64_t count = -1;
+                               Kokkos::deep_copy(count, s.key_count());
+                               w.keys = count;
+                             },
+                             see, outs});
   // A SparseWorkspace too small for the keys: its buffers grow in the call.
   auto makeSparse = [make] {
     W w = make();
