@@ -23,16 +23,6 @@ namespace sieve {
 namespace Impl {
 namespace Keys {
 
-/// The key of the element at sorted position p.
-template <class S, class V>
-struct SortedKey {
-  S src;
-  V idx;
-  KOKKOS_INLINE_FUNCTION auto operator()(const i64 p) const {
-    return src.key(src.element(idx(p), 0));
-  }
-};
-
 /// SparsePath::AsyncRadix of a one-to-one source `src` (n records, at most
 /// the workspace's elements) with a fixed SparseWorkspace `ws`. Result: the
 /// SparseKeys of ws's capacity, the key count on the device.
@@ -113,25 +103,7 @@ Result sparseAsync(const sieve::Impl::Names& names, const Exec& exec, const S& s
   // scan: the first key id of every chunk, and the number of keys.
   const i64 G = std::min(countingChunks(n, 1, exec.concurrency()), layout.gatherChunks);
   const I64View<Exec> chunk = words(layout.chunkKeys, G + 1);
-  const SortedKey<S, I64View<Exec>> keyAt{src, idx};
-  Kokkos::parallel_for(
-      names("gather"), Range<Exec>(exec, 0, G + 1), KOKKOS_LAMBDA(const i64 c) {
-        const i64 p0 = chunkBegin(c, G, n), p1 = c < G ? chunkBegin(c + 1, G, n) : p0;
-        i64 starts = 0;
-        if (p0 < p1) {
-          auto prev = keyAt(p0 > 0 ? p0 - 1 : 0);
-          constexpr i64 kAhead = Tuning::Portable::kGatherAhead; // prefetched (host)
-          for (i64 p = p0; p < p1; ++p) {
-            if (p + kAhead < p1) src.prefetch(idx(p + kAhead));
-            const auto e = src.element(idx(p), 0);
-            const auto k = src.key(e);
-            output(p) = e;
-            if (p == 0 || prev < k) ++starts;
-            prev = k;
-          }
-        }
-        chunk(c) = starts;
-      });
+  gatherKeyStarts(names, exec, src, output, n, G, IndexOrder<I64View<Exec>>{idx}, chunk);
   sieve::Impl::scanEntry<false>(sieve::Impl::Names(names.prefix, "sieve::exclusive_scan"), exec,
                                 chunk, chunk, i64(0), scan);
   const i64 cap = static_cast<i64>(kept.keys.extent(0));
@@ -145,25 +117,7 @@ Result sparseAsync(const sieve::Impl::Names& names, const Exec& exec, const S& s
   // capacity write none).
   const I64View<Exec> offsets = kept.offsets;
   const typename Result::keys_view keys = kept.keys;
-  Kokkos::parallel_for(
-      names("key_offsets"), Range<Exec>(exec, 0, G), KOKKOS_LAMBDA(const i64 c) {
-        if (status() != 0) return;
-        const i64 p0 = chunkBegin(c, G, n), p1 = chunkBegin(c + 1, G, n);
-        if (p0 == p1) return;
-        i64 id = chunk(c);
-        auto prev = src.key(output(p0 > 0 ? p0 - 1 : 0));
-        for (i64 p = p0; p < p1; ++p) {
-          const auto k = src.key(output(p));
-          if (p == 0 || prev < k) {
-            if (id < cap) { // (a key functor that changed its answer: never past the buffers)
-              offsets(id) = p;
-              keys(id) = k;
-            }
-            ++id;
-          }
-          prev = k;
-        }
-      });
+  keyOffsets(names, exec, src, output, n, G, chunk, offsets, keys, cap, false, status.data());
   // The key ids past the count: empty, the last key repeated (rejected:
   // every key empty).
   Kokkos::parallel_for(

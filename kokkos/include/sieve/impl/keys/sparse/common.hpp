@@ -183,10 +183,72 @@ struct SparseDest {
   }
 };
 
-/// The end of a sparse scatter: every chunk gathers its elements in sorted
-/// order and counts its key starts; the chunk bases (a host scan of one word
-/// per chunk) give every key its id; then every chunk writes the offsets and
-/// keys of its starts. Blocks (reads back the chunk counts), then fences.
+/// The gather that ends a sparse scatter: output(p) = the element at sorted
+/// position p (`order`), for the C chunks of n positions, and chunk(c) = the
+/// key starts among chunk c's positions (a key starts where it exceeds the
+/// one before: the keys ascend); chunk(C) = 0, so that an exclusive scan of
+/// chunk gives every chunk's first key id and, last, the number of keys.
+template <class Exec, class S, class Out, class Order>
+void gatherKeyStarts(const sieve::Impl::Names& names, const Exec& exec, const S& src,
+                     const Out& output, i64 n, i64 C, const Order& order,
+                     const I64View<Exec>& chunk) {
+  Kokkos::parallel_for(
+      names("gather"), Range<Exec>(exec, 0, C + 1), KOKKOS_LAMBDA(const i64 c) {
+        const i64 p0 = chunkBegin(c, C, n), p1 = c < C ? chunkBegin(c + 1, C, n) : p0;
+        i64 starts = 0;
+        if (p0 < p1) {
+          auto prev = src.key(src.element(order.index(p0 > 0 ? p0 - 1 : 0), 0));
+          constexpr i64 kAhead = Tuning::Portable::kGatherAhead; // prefetched (host)
+          for (i64 p = p0; p < p1; ++p) {
+            if (p + kAhead < p1) src.prefetch(order.index(p + kAhead));
+            const auto e = src.element(order.index(p), 0);
+            const auto k = src.key(e);
+            output(p) = e;
+            if (p == 0 || prev < k) ++starts;
+            prev = k;
+          }
+        }
+        chunk(c) = starts;
+      });
+}
+
+/// Then every key's offset and key, from the output (read in order): chunk(c)
+/// is chunk c's first key id. Ids at or past `cap` are not written (a key
+/// functor that changed its answer between the passes); with `end`,
+/// offsets(cap) = n; a non-zero `gate` word (device memory, or null) writes
+/// nothing.
+template <class Exec, class S, class Out, class Keys>
+void keyOffsets(const sieve::Impl::Names& names, const Exec& exec, const S& src,
+                const Out& output, i64 n, i64 C, const I64View<Exec>& chunk,
+                const I64View<Exec>& offsets, const Keys& keys, i64 cap, bool end,
+                const i64* gate) {
+  Kokkos::parallel_for(
+      names("key_offsets"), Range<Exec>(exec, 0, C), KOKKOS_LAMBDA(const i64 c) {
+        if (gate != nullptr && *gate != 0) return;
+        const i64 p0 = chunkBegin(c, C, n), p1 = chunkBegin(c + 1, C, n);
+        i64 id = chunk(c);
+        if (p0 < p1) {
+          auto prev = src.key(output(p0 > 0 ? p0 - 1 : 0));
+          for (i64 p = p0; p < p1; ++p) {
+            const auto k = src.key(output(p));
+            if (p == 0 || prev < k) {
+              if (id < cap) {
+                offsets(id) = p;
+                keys(id) = k;
+              }
+              ++id;
+            }
+            prev = k;
+          }
+        }
+        if (end && c == C - 1) offsets(cap) = n;
+      });
+}
+
+/// The end of a sparse scatter: the gather and its key starts
+/// (gatherKeyStarts), the chunks' first key ids by a host scan of one word
+/// per chunk, the result's Views, then every key's offset and key
+/// (keyOffsets). Blocks (reads back the chunk counts), then fences.
 template <class Result, class Exec, class S, class Out, class Order>
 Result finishSparse(const sieve::Impl::Names& names, const Exec& exec, const S& src,
                     const Out& output, i64 n, const Order& order,
@@ -194,28 +256,8 @@ Result finishSparse(const sieve::Impl::Names& names, const Exec& exec, const S& 
   const i64 C = countingChunks(n, 1, exec.concurrency());
   I64View<Exec> chunk = sieve::Impl::allocate<I64View<Exec>>(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, names("chunk_keys")),
-      static_cast<std::size_t>(C));
-  Kokkos::parallel_for(
-      names("gather"), Range<Exec>(exec, 0, C), KOKKOS_LAMBDA(const i64 c) {
-        const i64 p0 = chunkBegin(c, C, n), p1 = chunkBegin(c + 1, C, n);
-        if (p0 == p1) {
-          chunk(c) = 0;
-          return;
-        }
-        // A key starts where it exceeds the previous one (the keys ascend).
-        auto prev = src.key(src.element(order.index(p0 > 0 ? p0 - 1 : 0), 0));
-        i64 starts = p0 == 0 ? 1 : 0;
-        constexpr i64 kAhead = Tuning::Portable::kGatherAhead; // prefetched (host)
-        for (i64 p = p0; p < p1; ++p) {
-          if (p + kAhead < p1) src.prefetch(order.index(p + kAhead));
-          const auto e = src.element(order.index(p), 0);
-          const auto k = src.key(e);
-          output(p) = e;
-          if (prev < k) ++starts;
-          prev = k;
-        }
-        chunk(c) = starts;
-      });
+      static_cast<std::size_t>(C + 1));
+  gatherKeyStarts(names, exec, src, output, n, C, order, chunk);
   auto h = toHost(chunk);
   i64 numKeys = 0;
   for (i64 c = 0; c < C; ++c) {
@@ -227,24 +269,7 @@ Result finishSparse(const sieve::Impl::Names& names, const Exec& exec, const S& 
   I64View<Exec> offsets;
   typename Result::keys_view keys;
   dest.views(exec, names, numKeys, offsets, keys);
-  Kokkos::parallel_for(
-      names("key_offsets"), Range<Exec>(exec, 0, C), KOKKOS_LAMBDA(const i64 c) {
-        const i64 p0 = chunkBegin(c, C, n), p1 = chunkBegin(c + 1, C, n);
-        i64 id = chunk(c);
-        if (p0 < p1) {
-          auto prev = src.key(output(p0 > 0 ? p0 - 1 : 0));
-          for (i64 p = p0; p < p1; ++p) {
-            const auto k = src.key(output(p));
-            if (p == 0 || prev < k) {
-              offsets(id) = p;
-              keys(id) = k;
-              ++id;
-            }
-            prev = k;
-          }
-        }
-        if (c == C - 1) offsets(numKeys) = n;
-      });
+  keyOffsets(names, exec, src, output, n, C, chunk, offsets, keys, numKeys, true, nullptr);
   // The temporaries are freed on return: wait for the kernels that use them.
   sieve::Impl::fence(exec, "keys::scatter_sparse: temporaries freed");
   return Result(offsets, keys, numKeys, n);
